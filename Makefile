@@ -1,0 +1,46 @@
+# Engram: `make run` starts the service on the embedded default, `make test` runs the whole suite.
+# Each target installs what it needs first (idempotent: stamp files under .venv/).
+PYTHON ?= python3.11
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+FALKOR_MODULE := $(VENV)/falkordb/falkordb.so
+
+.PHONY: install run worker test test-fast lint format bench clean
+
+install: $(STAMP) $(FALKOR_MODULE)
+
+$(STAMP): requirements.lock pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.lock
+	touch $(STAMP)
+
+$(FALKOR_MODULE): scripts/install_falkordb_module.sh | $(STAMP)
+	bash scripts/install_falkordb_module.sh $(VENV)
+
+run: install
+	$(PY) -m app
+
+worker: install
+	$(PY) -m app.worker
+
+test: install
+	$(PY) -m pytest -q
+
+test-fast: install
+	$(PY) -m pytest -q -m "not integration"
+
+lint: install
+	$(VENV)/bin/ruff check app migrations scripts tests bench
+	$(VENV)/bin/ruff format --check app migrations scripts tests bench
+
+format: install
+	$(VENV)/bin/ruff format app migrations scripts tests bench
+	$(VENV)/bin/ruff check --fix app migrations scripts tests bench
+
+bench: install
+	$(PY) bench/crud_latency.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache
