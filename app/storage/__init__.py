@@ -1,0 +1,14 @@
+"""The stores Engram runs on, handed to services together."""
+
+from dataclasses import dataclass, field
+
+from app.ops.health import HealthBoard
+from app.storage.graph import GraphStore
+from app.storage.vectors import VectorIndex
+
+
+@dataclass
+class Stores:
+    graph: GraphStore
+    vectors: VectorIndex
+    health: HealthBoard = field(default_factory=HealthBoard)

@@ -1,0 +1,65 @@
+"""Engram's settings: one typed object, read from the environment (and `.env`) once."""
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """Every knob Engram reads. Unset store URLs mean the embedded default."""
+
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore", populate_by_name=True)
+
+    host: str = Field("127.0.0.1", validation_alias="ENGRAM_HOST")
+    port: int = Field(8001, validation_alias="ENGRAM_PORT")
+    data_dir: Path = Field(Path("data"), validation_alias="ENGRAM_DATA_DIR")
+    log_level: str = Field("info", validation_alias="ENGRAM_LOG_LEVEL")
+
+    # Auth. api_keys: JSON {"<key or sha256:hex>": "user_id" | {"user_id": .., "agent_prefix": ..}}
+    api_keys: dict[str, str | dict[str, str]] = Field({}, validation_alias="ENGRAM_API_KEYS")
+    admin_key: str | None = Field(None, validation_alias="ENGRAM_ADMIN_KEY")
+    # The embedded default writes a random key for this user to data_dir/api_key on first run.
+    default_user: str = Field("local", validation_alias="ENGRAM_DEFAULT_USER")
+    generate_local_key: bool = Field(True, validation_alias="ENGRAM_GENERATE_LOCAL_KEY")
+
+    # FalkorDB: unset URL -> Engram starts redis-server + the FalkorDB module itself.
+    falkordb_url: str | None = Field(None, validation_alias="FALKORDB_URL")
+    falkordb_graph: str = Field("engram", validation_alias="FALKORDB_GRAPH")
+    falkordb_port: int = Field(6380, validation_alias="FALKORDB_PORT")
+    falkordb_module: Path | None = Field(None, validation_alias="FALKORDB_MODULE")
+    falkordb_appendfsync: Literal["always", "everysec", "no"] = Field(
+        "everysec", validation_alias="FALKORDB_APPENDFSYNC"
+    )
+    falkordb_pool_size: int = Field(16, validation_alias="FALKORDB_POOL_SIZE")
+    falkordb_index_wait_s: float = Field(120.0, validation_alias="FALKORDB_INDEX_WAIT_S")
+
+    # Qdrant: unset URL -> a Qdrant Edge shard under data_dir/qdrant; ":memory:" for tests.
+    qdrant_url: str | None = Field(None, validation_alias="QDRANT_URL")
+    qdrant_api_key: str | None = Field(None, validation_alias="QDRANT_API_KEY")
+    qdrant_collection: str = Field("memories", validation_alias="QDRANT_COLLECTION")
+    vector_size: int = Field(384, validation_alias="VECTOR_SIZE")
+
+
+    @field_validator("admin_key")
+    @classmethod
+    def _admin_key_strong_enough(cls, value: str | None) -> str | None:
+        if value is not None and len(value) < 16:
+            raise ValueError("ENGRAM_ADMIN_KEY must be at least 16 characters")
+        return value
+
+    @property
+    def embedded_falkordb(self) -> bool:
+        return self.falkordb_url is None
+
+    @property
+    def embedded_qdrant(self) -> bool:
+        return self.qdrant_url is None
+
+
+@lru_cache
+def get_settings() -> Settings:
+    """The process-wide settings, read once."""
+    return Settings()

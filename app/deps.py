@@ -1,0 +1,66 @@
+"""Request dependencies: the stores, the authenticated caller and their scope."""
+
+from typing import Annotated
+
+from fastapi import Depends, Header, Request
+
+from app.auth import KeyRing, Principal, resolve_scope
+from app.errors import Forbidden, Unauthorized
+from app.scope import Scope
+from app.storage import Stores
+
+
+def get_stores(request: Request) -> Stores:
+    return request.app.state.stores
+
+
+def _presented_key(request: Request) -> str | None:
+    authorization = request.headers.get("authorization", "")
+    scheme, _, token = authorization.partition(" ")
+    if scheme.lower() == "bearer" and token.strip():
+        return token.strip()
+    return request.headers.get("x-api-key") or None
+
+
+def optional_principal(request: Request) -> Principal | None:
+    """The caller if a valid key was presented; None if none was. A wrong key is always 401."""
+    key = _presented_key(request)
+    if key is None:
+        return None
+    keyring: KeyRing = request.app.state.keyring
+    principal = keyring.authenticate(key)
+    if principal is None:
+        raise Unauthorized("Invalid API key")
+    return principal
+
+
+def require_principal(
+    principal: Annotated[Principal | None, Depends(optional_principal)],
+) -> Principal:
+    if principal is None:
+        raise Unauthorized(
+            "An API key is required: send 'Authorization: Bearer <key>' or 'X-API-Key: <key>'"
+        )
+    return principal
+
+
+def require_admin(principal: Annotated[Principal, Depends(require_principal)]) -> Principal:
+    if not principal.is_admin:
+        raise Forbidden("This endpoint needs the admin key")
+    return principal
+
+
+def get_scope(
+    principal: Annotated[Principal, Depends(require_principal)],
+    x_agent_id: Annotated[
+        str | None, Header(description="Agent scope; sub-agents as 'parent:child'.")
+    ] = None,
+) -> Scope:
+    return resolve_scope(principal, x_agent_id)
+
+
+StoresDep = Annotated[Stores, Depends(get_stores)]
+PrincipalDep = Annotated[Principal, Depends(require_principal)]
+OptionalPrincipalDep = Annotated[Principal | None, Depends(optional_principal)]
+AdminDep = Annotated[Principal, Depends(require_admin)]
+ScopeDep = Annotated[Scope, Depends(get_scope)]

@@ -1,0 +1,77 @@
+"""The one place errors become HTTP responses: `{status: "error", code, error, message}`.
+
+`code` is the HTTP status as a number (AutoMem's envelope); `error` names the kind. Bad input is
+400 with the offending field named, never 422; unexpected failures are a plain 500 whose details
+go to the log, never to the client.
+"""
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from app.errors import AppError
+
+log = logging.getLogger(__name__)
+
+
+def error_response(status: int, kind: str, message: str) -> JSONResponse:
+    body = {"status": "error", "code": status, "error": kind, "message": message}
+    return JSONResponse(body, status_code=status)
+
+
+def describe_validation_error(error: dict[str, Any]) -> str:
+    """One pydantic error as a sentence naming the field."""
+    loc = [part for part in error.get("loc", ()) if part not in ("body", "query", "path", "header")]
+    message = str(error.get("msg", "is invalid")).removeprefix("Value error, ")
+    kind = error.get("type", "")
+    if kind == "json_invalid":
+        return "Request body is not valid JSON"
+    if not loc:
+        if kind == "missing":
+            return "JSON body is required"
+        return (
+            f"Request body {message[0].lower()}{message[1:]}" if message else "Invalid request body"
+        )
+    prefix = ""
+    if len(loc) >= 2 and loc[0] == "memories" and isinstance(loc[1], int):
+        prefix, loc = f"Memory at index {loc[1]}: ", loc[2:]
+    if not loc:
+        return f"{prefix}must be an object"
+    field = ".".join(str(part) for part in loc)
+    if kind == "missing":
+        return f"{prefix}'{field}' is required"
+    if kind == "extra_forbidden":
+        return f"{prefix}'{field}' is not a field that can be set here"
+    if kind == "model_attributes_type" or kind == "dict_type":
+        return f"{prefix}Invalid '{field}': must be an object"
+    return f"{prefix}Invalid '{field}': {message}"
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(AppError)
+    async def app_error(_: Request, exc: AppError) -> JSONResponse:
+        return error_response(exc.status_code, exc.code, exc.message)
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = exc.errors()
+        message = describe_validation_error(errors[0]) if errors else "Invalid request"
+        if len(errors) > 1:
+            message += f" (and {len(errors) - 1} more problem(s))"
+        return error_response(400, "bad_request", message)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        kinds = {404: "not_found", 405: "method_not_allowed"}
+        return error_response(
+            exc.status_code, kinds.get(exc.status_code, "http_error"), str(exc.detail)
+        )
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unhandled error on %s %s", request.method, request.url.path)
+        return error_response(500, "internal_error", "Internal server error")

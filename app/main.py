@@ -1,0 +1,40 @@
+"""The FastAPI application: lifespan, routers, and the one mapping of errors to HTTP."""
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from app.config import Settings, get_settings
+from app.http_errors import install_error_handlers
+from app.memories.router import router as memories_router
+from app.ops.router import router as ops_router
+from app.runtime import start_runtime
+
+DESCRIPTION = (
+    "Long-term memory for AI agents. FalkorDB holds the truth, Qdrant mirrors it for search. "
+    "Authenticate with `Authorization: Bearer <key>` or `X-API-Key: <key>`; "
+    "`X-Agent-Id` selects the agent scope."
+)
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """Builds the app; stores are opened by the lifespan."""
+    settings = settings or get_settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        runtime = await start_runtime(settings)
+        app.state.runtime = runtime
+        app.state.stores = runtime.stores
+        app.state.keyring = runtime.keyring
+        try:
+            yield
+        finally:
+            await runtime.stop()
+
+    app = FastAPI(title="Engram", version="0.1.0", description=DESCRIPTION, lifespan=lifespan)
+    install_error_handlers(app)
+    app.include_router(memories_router)
+    app.include_router(ops_router)
+    return app

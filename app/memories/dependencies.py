@@ -1,0 +1,33 @@
+"""Path and query parameters of the memory routes, validated with clear messages."""
+
+import uuid
+from typing import Annotated
+
+from fastapi import Depends, Path, Query
+
+from app.errors import BadRequest
+
+
+def valid_memory_id(memory_id: Annotated[str, Path(description="The memory's UUID.")]) -> str:
+    try:
+        return str(uuid.UUID(memory_id))
+    except ValueError:
+        raise BadRequest("memory_id must be a valid UUID") from None
+
+
+def tag_list(
+    tags: Annotated[
+        list[str] | None,
+        Query(
+            description="Tags to match (any; exact, case-insensitive); repeat or comma-separate."
+        ),
+    ] = None,
+) -> list[str]:
+    values = [t.strip() for item in tags or [] for t in item.split(",") if t.strip()]
+    if not values:
+        raise BadRequest("'tags' query parameter is required")
+    return values
+
+
+MemoryIdDep = Annotated[str, Depends(valid_memory_id)]
+TagsDep = Annotated[list[str], Depends(tag_list)]

@@ -1,0 +1,42 @@
+"""The Qdrant mirror of a memory: one function builds the point, every write path uses it.
+
+The point carries every filterable field of the graph node, so a payload written by any path
+(create, batch, patch, re-embed, sync, restore) is complete — AutoMem's repair paths dropped
+fields and made archived memories visible again (automem.md §15, correctness 4).
+"""
+
+from typing import Any
+
+from app.models import Memory
+from app.storage.vectors import VectorPoint
+
+PAYLOAD_FIELDS = (
+    "user_id", "agent_id", "agent_lineage", "type", "layer", "role", "pinned", "archived",
+    "importance", "confidence", "tags", "tag_prefixes", "categories", "labels",
+    "timestamp", "t_valid", "t_invalid", "created_at", "updated_at", "expires_at", "version",
+)  # fmt: skip
+
+
+def label_pairs(labels: dict[str, Any]) -> list[str]:
+    """Labels as "key=value" strings (one per list item), so any label filters by exact match."""
+    pairs = []
+    for key, value in labels.items():
+        for item in value if isinstance(value, list) else [value]:
+            text = str(item).lower() if isinstance(item, bool) else str(item)
+            pairs.append(f"{key}={text}")
+    return pairs
+
+
+def vector_payload(memory: Memory) -> dict[str, Any]:
+    """Every filterable field of the memory, as the point's payload."""
+    data = memory.model_dump(mode="json", include=set(PAYLOAD_FIELDS))
+    data["label_pairs"] = label_pairs(memory.labels)
+    data["content_hash"] = memory.content_hash
+    return data
+
+
+def vector_point(memory: Memory, dense: list[float] | None) -> VectorPoint:
+    """The point for a memory; `dense` None means the embedding is still pending."""
+    return VectorPoint(
+        id=memory.id, dense=dense, text=memory.content, payload=vector_payload(memory)
+    )

@@ -1,0 +1,159 @@
+"""HTTP routes of the memory resource (AutoMem's paths and shapes)."""
+
+import time
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+
+from app.deps import PrincipalDep, ScopeDep, StoresDep
+from app.memories import service
+from app.memories.dependencies import MemoryIdDep, TagsDep
+from app.memories.schemas import (
+    BatchCreate,
+    BatchResponse,
+    ByTagResponse,
+    DeleteByTagResponse,
+    DeleteResponse,
+    HistoryResponse,
+    MemoryCreate,
+    MemoryOut,
+    MemoryResponse,
+    MemoryUpdate,
+    StoreResponse,
+    UpdateResponse,
+)
+from app.models import Memory
+
+router = APIRouter(tags=["memories"])
+
+
+def out(memory: Memory) -> MemoryOut:
+    return MemoryOut.model_validate(memory.model_dump())
+
+
+@router.post("/memory", status_code=201, response_model=StoreResponse)
+async def store_memory(
+    body: MemoryCreate, stores: StoresDep, scope: ScopeDep, principal: PrincipalDep
+) -> StoreResponse:
+    """Stores a memory. The graph write is acknowledged; the embedding is made asynchronously."""
+    started = time.perf_counter()
+    stored = await service.store(stores=stores, scope=scope, actor=principal.actor, data=body)
+    memory = stored.memory
+    return StoreResponse(
+        memory_id=memory.id,
+        stored_at=memory.created_at,
+        type=memory.type,
+        confidence=memory.confidence,
+        importance=memory.importance,
+        version=memory.version,
+        qdrant="stored" if stored.mirrored else "failed",
+        embedding_status=stored.embedding,
+        enrichment="disabled",
+        previously_deleted=stored.previously_deleted,
+        metadata=memory.metadata,
+        timestamp=memory.timestamp,
+        updated_at=memory.updated_at,
+        last_accessed=memory.last_accessed,
+        query_time_ms=service.elapsed_ms(started),
+    )
+
+
+@router.post("/memory/batch", status_code=201, response_model=BatchResponse)
+async def store_batch(
+    body: BatchCreate, stores: StoresDep, scope: ScopeDep, principal: PrincipalDep
+) -> BatchResponse:
+    """Stores up to 500 memories: all are validated first; one bad item stores nothing."""
+    started = time.perf_counter()
+    result = await service.store_batch(
+        stores=stores, scope=scope, actor=principal.actor, items=body.memories
+    )
+    qdrant = f"stored ({result.mirrored})" + (
+        f", failed ({result.failed})" if result.failed else ""
+    )
+    return BatchResponse(
+        stored=len(result.ids),
+        memory_ids=result.ids,
+        qdrant=qdrant,
+        enrichment="disabled",
+        query_time_ms=service.elapsed_ms(started),
+    )
+
+
+@router.get("/memory/by-tag", response_model=ByTagResponse)
+async def list_by_tag(
+    tags: TagsDep,
+    stores: StoresDep,
+    scope: ScopeDep,
+    limit: Annotated[int, Query(description="Page size, clamped to 1–200.")] = 20,
+    offset: Annotated[int, Query(description="Page start, ≥ 0.")] = 0,
+) -> ByTagResponse:
+    """Memories having any of the tags, most important first."""
+    limit, offset = min(max(limit, 1), 200), max(offset, 0)
+    page, has_more = await service.list_by_tags(
+        stores=stores, scope=scope, tags=tags, limit=limit, offset=offset
+    )
+    return ByTagResponse(
+        tags=tags, count=len(page), limit=limit, offset=offset, has_more=has_more,
+        memories=[out(m) for m in page],
+    )  # fmt: skip
+
+
+@router.delete("/memory/by-tag", response_model=DeleteByTagResponse)
+async def delete_by_tag(
+    tags: TagsDep, stores: StoresDep, scope: ScopeDep, principal: PrincipalDep
+) -> DeleteByTagResponse:
+    """Deletes every memory (in your scope) having any of the tags; each leaves a tombstone."""
+    count = await service.delete_by_tags(
+        stores=stores, scope=scope, actor=principal.actor, tags=tags
+    )
+    return DeleteByTagResponse(tags=tags, deleted_count=count)
+
+
+@router.get("/memory/{memory_id}", response_model=MemoryResponse)
+async def get_memory(memory_id: MemoryIdDep, stores: StoresDep, scope: ScopeDep) -> MemoryResponse:
+    """Gets one memory."""
+    memory = await service.get(stores=stores, scope=scope, memory_id=memory_id)
+    return MemoryResponse(memory=out(memory))
+
+
+@router.patch("/memory/{memory_id}", response_model=UpdateResponse)
+async def update_memory(
+    memory_id: MemoryIdDep,
+    body: MemoryUpdate,
+    stores: StoresDep,
+    scope: ScopeDep,
+    principal: PrincipalDep,
+) -> UpdateResponse:
+    """Changes a memory; the previous state is kept as a revision and `version` goes up by one."""
+    memory = await service.update(
+        stores=stores, scope=scope, actor=principal.actor, memory_id=memory_id, data=body
+    )
+    return UpdateResponse(memory_id=memory.id, version=memory.version, memory=out(memory))
+
+
+@router.delete("/memory/{memory_id}", response_model=DeleteResponse)
+async def delete_memory(
+    memory_id: MemoryIdDep, stores: StoresDep, scope: ScopeDep, principal: PrincipalDep
+) -> DeleteResponse:
+    """Deletes a memory from every read; a tombstone and the final revision remain."""
+    deleted_at = await service.delete(
+        stores=stores, scope=scope, actor=principal.actor, memory_id=memory_id
+    )
+    return DeleteResponse(memory_id=memory_id, deleted_at=deleted_at)
+
+
+@router.get("/memory/{memory_id}/history", response_model=HistoryResponse)
+async def memory_history(
+    memory_id: MemoryIdDep, stores: StoresDep, scope: ScopeDep
+) -> HistoryResponse:
+    """Every version of a memory, its tombstone if deleted, and its audit events."""
+    found = await service.history(stores=stores, scope=scope, memory_id=memory_id)
+    current = found["current"]
+    return HistoryResponse(
+        memory_id=memory_id,
+        deleted=found["tombstone"] is not None,
+        current=out(current) if current else None,
+        revisions=found["revisions"],
+        tombstone=found["tombstone"],
+        events=found["events"],
+    )

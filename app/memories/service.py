@@ -1,0 +1,304 @@
+"""The memory resource: store, get, update, delete, list by tag, history.
+
+The graph is written first and is the truth; the vector mirror follows. A mirror failure never
+fails the request (the memory is safe in the graph): it is recorded on the health board, which
+turns /health degraded, and the sync job repairs the point.
+"""
+
+import hashlib
+import logging
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from app.auth import memory_agent
+from app.errors import BadRequest, Conflict, MemoryNotFound
+from app.memories.mirror import vector_payload, vector_point
+from app.memories.schemas import MemoryCreate, MemoryUpdate
+from app.models import Memory, MemoryType, Status, to_iso, utc_now
+from app.scope import Scope, agent_lineage
+from app.storage import Stores
+from app.storage.graph import new_id
+
+log = logging.getLogger(__name__)
+
+VECTOR_COMPONENT = "qdrant"
+DELETE_CHUNK = 200
+
+
+@dataclass
+class Stored:
+    memory: Memory
+    previously_deleted: bool
+    mirrored: bool
+    embedding: str  # provided | queued | pending
+
+
+@dataclass
+class BatchStored:
+    ids: list[str]
+    mirrored: int
+    failed: int = 0
+    embedding: dict[str, str] = field(default_factory=dict)
+
+
+def content_hash(content: str) -> str:
+    """Hash of the normalised content, for tombstones and duplicate detection."""
+    normalised = " ".join(content.lower().split())
+    return hashlib.sha256(normalised.encode()).hexdigest()
+
+
+def tag_prefixes(tags: list[str]) -> list[str]:
+    """Lower-cased cumulative prefixes split on ':' and '/': `Project:a/b` → project, project:a…"""
+    prefixes: dict[str, None] = {}
+    for tag in tags:
+        lowered = tag.lower()
+        for i, char in enumerate(lowered):
+            if char in ":/" and i:
+                prefixes[lowered[:i]] = None
+        prefixes[lowered] = None
+    return list(prefixes)
+
+
+def build_memory(data: MemoryCreate, *, scope: Scope, actor: str, now: datetime) -> Memory:
+    """A new Memory from a validated request, with every default filled in."""
+    agent = memory_agent(scope, data.agent_id)
+    timestamp = data.timestamp or now
+    updated_at = data.updated_at or now
+    _check_validity(data.t_valid or timestamp, data.t_invalid)
+    return Memory(
+        id=new_id(),
+        user_id=scope.user_id,
+        agent_id=agent,
+        agent_lineage=agent_lineage(agent),
+        content=data.content,
+        type=data.type or MemoryType.CONTEXT,
+        confidence=data.confidence if data.confidence is not None else (0.9 if data.type else 0.5),
+        importance=data.importance,
+        tags=data.tags,
+        tag_prefixes=tag_prefixes(data.tags),
+        categories=data.categories,
+        labels=data.labels,
+        metadata=data.metadata,
+        role=data.role,
+        pinned=data.pinned,
+        ttl_days=data.ttl_days,
+        expires_at=_expiry(now, data.ttl_days, data.pinned),
+        timestamp=to_iso(timestamp),
+        t_valid=to_iso(data.t_valid or timestamp),
+        t_invalid=to_iso(data.t_invalid) if data.t_invalid else None,
+        created_at=to_iso(now),
+        updated_at=to_iso(updated_at),
+        last_accessed=to_iso(data.last_accessed or updated_at),
+        embedding_status=Status.PENDING,
+        source={
+            "created_by": actor,
+            **(data.source.model_dump(exclude_none=True) if data.source else {}),
+        },
+        content_hash=content_hash(data.content),
+    )
+
+
+def _expiry(now: datetime, ttl_days: float | None, pinned: bool) -> str | None:
+    if ttl_days is None or pinned:
+        return None
+    return to_iso(now + timedelta(days=ttl_days))
+
+
+def _check_validity(t_valid: datetime | str | None, t_invalid: datetime | str | None) -> None:
+    start = datetime.fromisoformat(t_valid) if isinstance(t_valid, str) else t_valid
+    end = datetime.fromisoformat(t_invalid) if isinstance(t_invalid, str) else t_invalid
+    if start and end and end <= start:
+        raise BadRequest("Invalid 't_invalid': must be later than t_valid")
+
+
+def check_embedding(stores: Stores, embedding: list[float] | None, where: str = "") -> None:
+    if embedding is not None and len(embedding) != stores.vectors.dimension:
+        raise BadRequest(
+            f"{where}Invalid 'embedding': must contain exactly {stores.vectors.dimension} values "
+            f"({len(embedding)} provided)"
+        )
+
+
+async def store(*, stores: Stores, scope: Scope, actor: str, data: MemoryCreate) -> Stored:
+    """Stores one memory: graph first (with its audit event), then the vector mirror."""
+    check_embedding(stores, data.embedding)
+    memory = build_memory(data, scope=scope, actor=actor, now=utc_now())
+    deleted_before = await stores.graph.create_memories([memory], actor)
+    mirrored = await _mirror(stores, scope, [memory], {memory.id: data.embedding})
+    if data.embedding is not None and mirrored:
+        memory.embedding_status = Status.DONE
+    embedding = "provided" if data.embedding is not None else "pending"
+    return Stored(memory, deleted_before.get(memory.id, False), mirrored, embedding)
+
+
+async def store_batch(
+    *, stores: Stores, scope: Scope, actor: str, items: list[MemoryCreate]
+) -> BatchStored:
+    """Stores up to 500 memories in one atomic graph write, then mirrors them."""
+    now = utc_now()
+    memories = []
+    for index, item in enumerate(items):
+        check_embedding(stores, item.embedding, where=f"Memory at index {index}: ")
+        try:
+            memories.append(build_memory(item, scope=scope, actor=actor, now=now))
+        except BadRequest as exc:
+            raise BadRequest(f"Memory at index {index}: {exc.message}") from exc
+    await stores.graph.create_memories(memories, actor)
+    vectors = {m.id: item.embedding for m, item in zip(memories, items, strict=True)}
+    mirrored = await _mirror(stores, scope, memories, vectors)
+    ids = [m.id for m in memories]
+    return BatchStored(ids, len(ids) if mirrored else 0, 0 if mirrored else len(ids))
+
+
+async def _mirror(
+    stores: Stores, scope: Scope, memories: list[Memory], dense: dict[str, list[float] | None]
+) -> bool:
+    """Upserts the points, marking given embeddings done; False (health degraded) on failure."""
+    points = [vector_point(m, dense.get(m.id)) for m in memories]
+    try:
+        await stores.vectors.upsert(points)
+    except Exception as exc:  # any engine failure: the graph already holds the truth
+        log.exception("vector mirror write failed for %d memories", len(points))
+        stores.health.failed(VECTOR_COMPONENT, exc)
+        return False
+    stores.health.succeeded(VECTOR_COMPONENT)
+    embedded = [m.id for m in memories if dense.get(m.id) is not None]
+    if embedded:
+        await stores.graph.set_embedding_status(scope, embedded, Status.DONE.value)
+    return True
+
+
+async def get(*, stores: Stores, scope: Scope, memory_id: str) -> Memory:
+    """Gets a memory in scope, or raises MemoryNotFound."""
+    memory = await stores.graph.get_memory(scope, memory_id)
+    if memory is None:
+        raise MemoryNotFound(memory_id)
+    return memory
+
+
+async def update(
+    *, stores: Stores, scope: Scope, actor: str, memory_id: str, data: MemoryUpdate
+) -> Memory:
+    """Applies a partial update as a new version; the previous state becomes a Revision."""
+    current = await get(stores=stores, scope=scope, memory_id=memory_id)
+    if data.expected_version is not None and data.expected_version != current.version:
+        raise Conflict(
+            f"Memory {memory_id} is at version {current.version}, not {data.expected_version}"
+        )
+    check_embedding(stores, data.embedding)
+    changes = _changes(current, data)
+    if not changes and data.embedding is None:
+        raise BadRequest("Nothing to update: give at least one field to change")
+    now = to_iso(utc_now())
+    updated = await stores.graph.update_memory(
+        scope, memory_id, version=current.version, changes=changes, actor=actor, now=now
+    )
+    if updated is None:
+        raise Conflict(f"Memory {memory_id} was changed concurrently; read it again and retry")
+    await _mirror_update(stores, scope, updated, data.embedding, "content" in changes)
+    return updated
+
+
+def _changes(current: Memory, data: MemoryUpdate) -> dict[str, Any]:
+    """The graph property changes a PATCH asks for, derived fields included."""
+    given = data.model_dump(include=data.model_fields_set - {"expected_version", "embedding"})
+    for key in ("timestamp", "t_valid", "t_invalid"):
+        if given.get(key) is not None:
+            given[key] = to_iso(given[key])
+    for key, default in (("tags", []), ("categories", []), ("metadata", {}), ("labels", {})):
+        if key in given and given[key] is None:
+            given[key] = default
+    for key in ("type", "role"):
+        if given.get(key) is not None:
+            given[key] = given[key].value
+    for key in ("content", "importance", "confidence", "pinned"):
+        if key in given and given[key] is None:
+            raise BadRequest(f"Invalid '{key}': cannot be null")
+    if "tags" in given:
+        given["tag_prefixes"] = tag_prefixes(given["tags"])
+    if "content" in given:
+        given["content_hash"] = content_hash(given["content"])
+        given["embedding_status"] = Status.PENDING.value
+    _check_validity(
+        given.get("t_valid", current.t_valid), given.get("t_invalid", current.t_invalid)
+    )
+    if "ttl_days" in given or "pinned" in given:
+        ttl = given.get("ttl_days", current.ttl_days)
+        given["expires_at"] = _expiry(utc_now(), ttl, given.get("pinned", current.pinned))
+    return given
+
+
+async def _mirror_update(
+    stores: Stores,
+    scope: Scope,
+    memory: Memory,
+    embedding: list[float] | None,
+    content_changed: bool,
+) -> None:
+    """New content invalidates the vector (re-embed); other changes only touch the payload."""
+    if embedding is not None or content_changed:
+        await _mirror(stores, scope, [memory], {memory.id: embedding})
+        return
+    try:
+        await stores.vectors.set_payload(memory.id, vector_payload(memory))
+    except Exception as exc:  # the graph holds the truth; sync repairs the payload
+        log.exception("vector payload update failed for %s", memory.id)
+        stores.health.failed(VECTOR_COMPONENT, exc)
+    else:
+        stores.health.succeeded(VECTOR_COMPONENT)
+
+
+async def delete(*, stores: Stores, scope: Scope, actor: str, memory_id: str) -> str:
+    """Deletes a memory (tombstone + final revision + audit event) and its vector."""
+    now = to_iso(utc_now())
+    deleted = await stores.graph.delete_memories(scope, [memory_id], actor=actor, now=now)
+    if not deleted:
+        raise MemoryNotFound(memory_id)
+    await _unmirror(stores, deleted)
+    return now
+
+
+async def list_by_tags(
+    *, stores: Stores, scope: Scope, tags: list[str], limit: int, offset: int
+) -> tuple[list[Memory], bool]:
+    """One page of memories having any of the tags, and whether more follow."""
+    page = await stores.graph.list_by_tags(scope, tags, limit=limit + 1, offset=offset)
+    return page[:limit], len(page) > limit
+
+
+async def delete_by_tags(*, stores: Stores, scope: Scope, actor: str, tags: list[str]) -> int:
+    """Deletes every memory in scope having any of the tags, in chunks; returns the count."""
+    total = 0
+    while ids := await stores.graph.ids_by_tags(scope, tags, limit=DELETE_CHUNK):
+        deleted = await stores.graph.delete_memories(scope, ids, actor=actor, now=to_iso(utc_now()))
+        await _unmirror(stores, deleted)
+        total += len(deleted)
+        if not deleted:
+            break
+    return total
+
+
+async def _unmirror(stores: Stores, ids: list[str]) -> None:
+    try:
+        await stores.vectors.delete(ids)
+    except (
+        Exception
+    ) as exc:  # an orphan point is harmless (reads hydrate from the graph) and sync removes it
+        log.exception("vector delete failed for %d memories", len(ids))
+        stores.health.failed(VECTOR_COMPONENT, exc)
+    else:
+        stores.health.succeeded(VECTOR_COMPONENT)
+
+
+async def history(*, stores: Stores, scope: Scope, memory_id: str) -> dict[str, Any]:
+    """Revisions, tombstone and audit events of a memory the scope can see."""
+    found = await stores.graph.history(scope, memory_id)
+    if found is None:
+        raise MemoryNotFound(memory_id)
+    return found
+
+
+def elapsed_ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 2)

@@ -1,0 +1,112 @@
+"""The stored shapes and the vocabularies they use. A leaf module: pydantic and stdlib only."""
+
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def to_iso(moment: datetime) -> str:
+    """UTC ISO-8601 with fixed microsecond precision, so stored strings sort chronologically."""
+    return moment.astimezone(UTC).isoformat(timespec="microseconds")
+
+
+class MemoryType(StrEnum):
+    DECISION = "Decision"
+    PATTERN = "Pattern"
+    PREFERENCE = "Preference"
+    STYLE = "Style"
+    HABIT = "Habit"
+    INSIGHT = "Insight"
+    CONTEXT = "Context"
+    FACT = "Fact"
+    EVENT = "Event"
+
+
+# Other vocabularies (mnemory's memory_type, AutoMem's aliases) mapped onto ours; keys lowercase.
+TYPE_ALIASES: dict[str, MemoryType] = {
+    **{t.value.lower(): t for t in MemoryType},
+    "preferences": MemoryType.PREFERENCE,
+    "fact": MemoryType.FACT,
+    "facts": MemoryType.FACT,
+    "episodic": MemoryType.EVENT,
+    "episode": MemoryType.EVENT,
+    "event": MemoryType.EVENT,
+    "procedural": MemoryType.HABIT,
+    "procedure": MemoryType.HABIT,
+    "routine": MemoryType.HABIT,
+    "memory": MemoryType.CONTEXT,
+    "note": MemoryType.CONTEXT,
+    "observation": MemoryType.INSIGHT,
+    "learning": MemoryType.INSIGHT,
+    "lesson": MemoryType.INSIGHT,
+    "choice": MemoryType.DECISION,
+    "workflow": MemoryType.PATTERN,
+    "convention": MemoryType.STYLE,
+}
+
+# mnemory's importance words.
+IMPORTANCE_LEVELS: dict[str, float] = {"low": 0.1, "normal": 0.4, "high": 0.7, "critical": 1.0}
+
+
+class Role(StrEnum):
+    USER = "user"
+    ASSISTANT = "assistant"
+
+
+class Layer(StrEnum):
+    RAW = "raw"
+    CONSOLIDATED = "consolidated"
+
+
+class Status(StrEnum):
+    PENDING = "pending"
+    DONE = "done"
+    FAILED = "failed"
+
+
+class Memory(BaseModel):
+    """A memory as stored in the graph (the source of truth)."""
+
+    id: str
+    user_id: str
+    agent_id: str | None = None
+    agent_lineage: list[str] = Field(default_factory=list)
+    content: str
+    summary: str | None = None
+    type: MemoryType = MemoryType.CONTEXT
+    confidence: float = 0.5
+    importance: float = 0.5
+    tags: list[str] = Field(default_factory=list)
+    tag_prefixes: list[str] = Field(default_factory=list)
+    categories: list[str] = Field(default_factory=list)
+    labels: dict[str, Any] = Field(default_factory=dict)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    role: Role = Role.USER
+    layer: Layer = Layer.CONSOLIDATED
+    pinned: bool = False
+    timestamp: str
+    t_valid: str | None = None
+    t_invalid: str | None = None
+    created_at: str
+    updated_at: str
+    last_accessed: str | None = None
+    access_count: int = 0
+    version: int = 1
+    ttl_days: float | None = None
+    expires_at: str | None = None
+    relevance_score: float | None = None
+    archived: bool = False
+    embedding_status: Status = Status.PENDING
+    enrichment_status: Status = Status.PENDING
+    source: dict[str, Any] = Field(default_factory=dict)
+    content_hash: str
+
+
+# Properties stored as JSON strings in the graph (FalkorDB properties cannot hold maps).
+JSON_PROPERTIES = ("labels", "metadata", "source")

@@ -1,0 +1,76 @@
+"""Operator endpoints: health."""
+
+import asyncio
+from typing import Literal
+
+from fastapi import APIRouter
+from pydantic import BaseModel, Field
+
+from app.deps import OptionalPrincipalDep, StoresDep
+from app.models import to_iso, utc_now
+from app.storage import Stores
+
+router = APIRouter(tags=["operations"])
+
+StoreState = Literal["connected", "disconnected", "degraded"]
+
+
+class StoreHealth(BaseModel):
+    state: StoreState = Field(description="connected, degraded (recent failures) or disconnected.")
+    kind: str = Field(description="How Engram reaches it (embedded / remote / edge / qdrant).")
+    last_error: str | None = Field(None, description="The last failure seen by a real operation.")
+    last_error_at: str | None = Field(None, description="When that failure happened (UTC).")
+
+
+class HealthResponse(BaseModel):
+    status: Literal["healthy", "degraded"] = Field(description="degraded if any store is not ok.")
+    degraded: bool = Field(description="True when a dependency is down or failing.")
+    falkordb: StoreState = Field(description="The graph store's state.")
+    qdrant: StoreState = Field(description="The vector index's state.")
+    stores: dict[str, StoreHealth] = Field(description="Details per store.")
+    timestamp: str = Field(description="Now (UTC).")
+    memory_count: int | None = Field(
+        None, description="With a key: your memories (the admin key: all). Absent without auth."
+    )
+    vector_count: int | None = Field(
+        None, description="With the admin key: points in the vector index."
+    )
+
+
+@router.get("/health", response_model=HealthResponse, response_model_exclude_none=True)
+async def health(stores: StoresDep, principal: OptionalPrincipalDep) -> HealthResponse:
+    """Each store's state; always 200. Counts only for an authenticated caller."""
+    graph_up, vectors_up = await asyncio.gather(stores.graph.ping(), stores.vectors.health())
+    details = {
+        "falkordb": _store_health(stores, "falkordb", graph_up, "falkordb"),
+        "qdrant": _store_health(stores, "qdrant", vectors_up, stores.vectors.kind),
+    }
+    degraded = any(d.state != "connected" for d in details.values())
+    response = HealthResponse(
+        status="degraded" if degraded else "healthy",
+        degraded=degraded,
+        falkordb=details["falkordb"].state,
+        qdrant=details["qdrant"].state,
+        stores=details,
+        timestamp=to_iso(utc_now()),
+    )
+    if principal is not None and graph_up:
+        await _add_counts(response, stores, None if principal.is_admin else principal.user_id)
+    return response
+
+
+def _store_health(stores: Stores, component: str, reachable: bool, kind: str) -> StoreHealth:
+    board = stores.health.get(component)
+    state: StoreState = (
+        "disconnected" if not reachable else ("connected" if board.ok else "degraded")
+    )
+    return StoreHealth(
+        state=state, kind=kind, last_error=board.last_error, last_error_at=board.last_error_at
+    )
+
+
+async def _add_counts(response: HealthResponse, stores: Stores, user_id: str | None) -> None:
+    """A user's key sees its own memory count; the admin key sees totals, vectors included."""
+    response.memory_count = await stores.graph.count_memories(user_id)
+    if user_id is None and response.qdrant != "disconnected":
+        response.vector_count = await stores.vectors.count(None)

