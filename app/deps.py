@@ -10,7 +10,7 @@ from app.scope import Scope
 from app.storage import Stores
 
 
-def get_stores(request: Request) -> Stores:
+async def get_stores(request: Request) -> Stores:
     return request.app.state.stores
 
 
@@ -22,7 +22,7 @@ def _presented_key(request: Request) -> str | None:
     return request.headers.get("x-api-key") or None
 
 
-def optional_principal(request: Request) -> Principal | None:
+async def optional_principal(request: Request) -> Principal | None:
     """The caller if a valid key was presented; None if none was. A wrong key is always 401."""
     key = _presented_key(request)
     if key is None:
@@ -34,7 +34,7 @@ def optional_principal(request: Request) -> Principal | None:
     return principal
 
 
-def require_principal(
+async def require_principal(
     principal: Annotated[Principal | None, Depends(optional_principal)],
 ) -> Principal:
     if principal is None:
@@ -44,13 +44,13 @@ def require_principal(
     return principal
 
 
-def require_admin(principal: Annotated[Principal, Depends(require_principal)]) -> Principal:
+async def require_admin(principal: Annotated[Principal, Depends(require_principal)]) -> Principal:
     if not principal.is_admin:
         raise Forbidden("This endpoint needs the admin key")
     return principal
 
 
-def get_scope(
+async def get_scope(
     principal: Annotated[Principal, Depends(require_principal)],
     x_agent_id: Annotated[
         str | None, Header(description="Agent scope; sub-agents as 'parent:child'.")

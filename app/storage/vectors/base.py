@@ -1,0 +1,288 @@
+"""Vector-index contract: data types, errors, payload-index schema and the shared filter."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Protocol, runtime_checkable
+
+from app.scope import Scope
+
+DENSE = "dense"
+SPARSE = "bm25"
+# Both engines score hybrid hits as sum(1 / (RRF_K + rank)), rank 0-based; pinned so the
+# score scale is identical on Edge and on a server (whose default k differs).
+RRF_K = 60
+PREFETCH_FACTOR = 4
+PREFETCH_MIN = 50
+
+
+# --------------------------------------------------------------------------- data types
+
+
+@dataclass(frozen=True, slots=True)
+class VectorPoint:
+    """One memory as the vector index stores it."""
+
+    id: str
+    dense: list[float] | None
+    text: str
+    payload: dict
+
+
+@dataclass(frozen=True, slots=True)
+class VectorFilter:
+    """What a search may see: the caller's scope plus optional payload restrictions.
+
+    ``None`` or an empty list means "no restriction", except ``ids=[]``, which matches nothing.
+    """
+
+    scope: Scope
+    tags_any: list[str] | None = None
+    tag_prefixes_any: list[str] | None = None
+    types: list[str] | None = None
+    layers: list[str] | None = None
+    roles: list[str] | None = None
+    label_pairs_all: list[str] | None = None
+    include_archived: bool = False
+    exclude_tags: list[str] | None = None
+    ids: list[str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class VectorHit:
+    """A search result."""
+
+    id: str
+    score: float
+    payload: dict
+
+
+@dataclass(frozen=True, slots=True)
+class VectorRecord:
+    """A stored point as returned by ``retrieve``."""
+
+    id: str
+    payload: dict
+    has_dense: bool
+
+
+# --------------------------------------------------------------------------- errors
+
+
+class VectorIndexError(Exception):
+    """The vector index could not do what was asked."""
+
+
+class VectorDimensionMismatch(VectorIndexError):
+    """The stored dense vectors have another size than the configured embedder."""
+
+    def __init__(self, where: str, stored: int, configured: int) -> None:
+        self.stored = stored
+        self.configured = configured
+        super().__init__(
+            f"{where} stores {stored}-d dense vectors but the configured embedding dimension "
+            f"is {configured}. Re-embed to switch models: either delete {where} so it is "
+            f"recreated with {configured}-d vectors and re-synced from the graph, or switch the "
+            f"embedding settings back to the {stored}-d model and run `POST /admin/reembed`."
+        )
+
+
+class VectorPointNotFound(VectorIndexError):
+    """The point to update does not exist in the index."""
+
+
+# --------------------------------------------------------------------------- payload indexes
+
+
+@dataclass(frozen=True, slots=True)
+class PayloadIndexSpec:
+    """One payload field to index."""
+
+    field: str
+    kind: Literal["keyword", "bool", "float", "datetime"]
+    is_tenant: bool = False
+
+
+PAYLOAD_INDEXES: tuple[PayloadIndexSpec, ...] = (
+    PayloadIndexSpec("user_id", "keyword", is_tenant=True),
+    PayloadIndexSpec("agent_lineage", "keyword"),
+    PayloadIndexSpec("tags", "keyword"),
+    PayloadIndexSpec("tag_prefixes", "keyword"),
+    PayloadIndexSpec("type", "keyword"),
+    PayloadIndexSpec("layer", "keyword"),
+    PayloadIndexSpec("role", "keyword"),
+    PayloadIndexSpec("label_pairs", "keyword"),
+    PayloadIndexSpec("archived", "bool"),
+    PayloadIndexSpec("pinned", "bool"),
+    PayloadIndexSpec("importance", "float"),
+    PayloadIndexSpec("created_at", "datetime"),
+    PayloadIndexSpec("updated_at", "datetime"),
+    PayloadIndexSpec("t_valid", "datetime"),
+    PayloadIndexSpec("t_invalid", "datetime"),
+)
+
+
+# --------------------------------------------------------------------------- shared filter
+# Engine-neutral description of a filter; each adapter translates it 1:1 into its own
+# classes, so both engines enforce exactly the same (tenancy) rule.
+
+
+@dataclass(frozen=True, slots=True)
+class FieldEquals:
+    """Payload ``key`` equals ``value`` (for arrays: contains it)."""
+
+    key: str
+    value: str | bool
+
+
+@dataclass(frozen=True, slots=True)
+class FieldAny:
+    """Payload ``key`` equals (or, for arrays, contains) any of ``values``."""
+
+    key: str
+    values: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class FieldEmpty:
+    """Payload ``key`` is missing, null or an empty array."""
+
+    key: str
+
+
+@dataclass(frozen=True, slots=True)
+class IdIn:
+    """The point id is one of ``ids``."""
+
+    ids: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Clause:
+    """All of ``must``, at least one of ``should`` (if any), none of ``must_not``."""
+
+    must: tuple[Condition, ...] = field(default=())
+    should: tuple[Condition, ...] = field(default=())
+    must_not: tuple[Condition, ...] = field(default=())
+
+
+Condition = FieldEquals | FieldAny | FieldEmpty | IdIn | Clause
+
+
+def scope_conditions(scope: Scope) -> tuple[Condition, ...]:
+    """The tenancy rule: the user's points, agent-less or in the agent's lineage."""
+    if not scope.user_id:
+        raise ValueError("scope.user_id must be a non-empty string")
+    shared = FieldEmpty("agent_lineage")
+    if not scope.agent_id:
+        return (FieldEquals("user_id", scope.user_id), shared)
+    own = FieldEquals("agent_lineage", scope.agent_id)
+    return (FieldEquals("user_id", scope.user_id), Clause(should=(shared, own)))
+
+
+def scope_clause(scope: Scope) -> Clause:
+    """A filter that only lets through what ``scope`` may see."""
+    return Clause(must=scope_conditions(scope))
+
+
+def describe_filter(flt: VectorFilter) -> Clause:
+    """Turn a ``VectorFilter`` into the engine-neutral clause both adapters translate."""
+    must: list[Condition] = list(scope_conditions(flt.scope))
+    for key, values in (
+        ("tags", flt.tags_any),
+        ("tag_prefixes", flt.tag_prefixes_any),
+        ("type", flt.types),
+        ("layer", flt.layers),
+        ("role", flt.roles),
+    ):
+        if values:
+            must.append(FieldAny(key, tuple(values)))
+    must.extend(FieldEquals("label_pairs", pair) for pair in flt.label_pairs_all or ())
+    if flt.ids is not None:
+        must.append(IdIn(tuple(normalise_id(i) for i in flt.ids)))
+    must_not: list[Condition] = []
+    if flt.exclude_tags:
+        must_not.append(FieldAny("tags", tuple(flt.exclude_tags)))
+    if not flt.include_archived:
+        must_not.append(FieldEquals("archived", True))
+    return Clause(must=tuple(must), must_not=tuple(must_not))
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def normalise_id(point_id: str) -> str:
+    """Canonical UUID string (engines hand ids back lower-case and hyphenated)."""
+    return str(uuid.UUID(str(point_id)))
+
+
+def check_vector(vector: Sequence[float], dimension: int) -> list[float]:
+    """Return ``vector`` as floats, or raise ValueError if its length is wrong."""
+    if len(vector) != dimension:
+        raise ValueError(f"dense vector has {len(vector)} dimensions, index expects {dimension}")
+    return [float(x) for x in vector]
+
+
+def prefetch_limit(limit: int, prefetch: int | None) -> int:
+    """How many candidates each hybrid channel contributes before fusion."""
+    if prefetch is None:
+        prefetch = max(PREFETCH_FACTOR * limit, PREFETCH_MIN)
+    return max(prefetch, limit)
+
+
+# --------------------------------------------------------------------------- protocol
+
+
+@runtime_checkable
+class VectorIndex(Protocol):
+    """Async vector index over one Qdrant shard or collection; see module docs for semantics."""
+
+    kind: str
+    dimension: int
+
+    async def open(self) -> None:
+        """Create or load the store and its payload indexes; check the dense size."""
+
+    async def close(self) -> None:
+        """Flush and release the store."""
+
+    async def health(self) -> bool:
+        """Cheap liveness check; never raises."""
+
+    async def upsert(self, points: Sequence[VectorPoint]) -> None:
+        """Insert or replace whole points (vectors and payload)."""
+
+    async def set_payload(self, point_id: str, payload: dict) -> None:
+        """Replace a point's whole payload, keeping its vectors."""
+
+    async def delete(self, ids: Sequence[str]) -> None:
+        """Delete points; unknown ids are ignored."""
+
+    async def retrieve(self, ids: Sequence[str]) -> dict[str, VectorRecord]:
+        """Fetch points by id; unknown ids are absent from the result."""
+
+    async def search_dense(
+        self, vector: list[float], flt: VectorFilter, limit: int
+    ) -> list[VectorHit]:
+        """Cosine nearest neighbours among points that have a dense vector."""
+
+    async def search_sparse(self, text: str, flt: VectorFilter, limit: int) -> list[VectorHit]:
+        """BM25 keyword search."""
+
+    async def search_hybrid(
+        self,
+        vector: list[float],
+        text: str,
+        flt: VectorFilter,
+        limit: int,
+        prefetch: int | None = None,
+    ) -> list[VectorHit]:
+        """Dense and sparse candidates fused by the engine with RRF."""
+
+    async def count(self, scope: Scope | None = None) -> int:
+        """Points visible to ``scope`` (archived included); ``None`` counts every point."""
+
+    def iter_ids(self, batch: int = 512) -> AsyncIterator[list[str]]:
+        """Every point id, in batches."""

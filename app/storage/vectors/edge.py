@@ -1,0 +1,338 @@
+"""Vector index on an in-process Qdrant Edge shard (``qdrant-edge-py``), one directory."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy
+import qdrant_edge as qe
+
+from app.scope import Scope
+from app.storage.vectors.base import (
+    DENSE,
+    PAYLOAD_INDEXES,
+    RRF_K,
+    SPARSE,
+    Clause,
+    Condition,
+    FieldAny,
+    FieldEmpty,
+    FieldEquals,
+    IdIn,
+    PayloadIndexSpec,
+    VectorDimensionMismatch,
+    VectorFilter,
+    VectorHit,
+    VectorIndexError,
+    VectorPoint,
+    VectorPointNotFound,
+    VectorRecord,
+    check_vector,
+    describe_filter,
+    normalise_id,
+    prefetch_limit,
+    scope_clause,
+)
+from app.storage.vectors.bm25 import SparseTerms, document_terms, query_terms
+
+T = TypeVar("T")
+CONFIG_FILE = "edge_config.json"
+HEALTH_TIMEOUT_S = 5.0
+UPSERT_CHUNK = 512
+
+
+class EdgeVectorIndex:
+    """Qdrant Edge shard; every engine call runs on one dedicated thread, which serialises them."""
+
+    kind = "edge"
+
+    def __init__(self, path: str | Path, dimension: int) -> None:
+        self.path = Path(path)
+        self.dimension = dimension
+        self._shard: qe.EdgeShard | None = None
+        self._executor: ThreadPoolExecutor | None = None
+
+    async def open(self) -> None:
+        """Create the shard if the directory has none, else load it; ensure payload indexes."""
+        if self._shard is not None:
+            return
+        self._executor = ThreadPoolExecutor(1, thread_name_prefix=f"edge-{self.path.name}")
+        try:
+            self._shard = await self._run(self._open_sync)
+        except BaseException:
+            self._executor.shutdown(wait=False)
+            self._executor = None
+            raise
+
+    async def close(self) -> None:
+        """Flush and close the shard, then stop its thread."""
+        if self._executor is None:
+            return
+        shard, self._shard = self._shard, None
+        if shard is not None:
+            await self._run(_flush_and_close, shard)
+        self._executor.shutdown(wait=True)
+        self._executor = None
+
+    async def health(self) -> bool:
+        """True if the shard answers within a few seconds."""
+        if self._shard is None or self._executor is None:
+            return False
+        try:
+            await asyncio.wait_for(self._call(lambda s: s.info()), HEALTH_TIMEOUT_S)
+        except Exception:
+            return False
+        return True
+
+    async def optimize(self) -> bool:
+        """Build HNSW / merge segments (blocking on the shard thread); operator path."""
+        return await self._call(lambda s: s.optimize())
+
+    async def upsert(self, points: Sequence[VectorPoint]) -> None:
+        """Insert or replace whole points."""
+        if not points:
+            return
+        checked = [self._checked(p) for p in points]
+        await self._call(partial(_upsert_sync, checked))
+
+    async def set_payload(self, point_id: str, payload: dict) -> None:
+        """Overwrite the whole payload of an existing point."""
+        pid = normalise_id(point_id)
+        await self._call(partial(_overwrite_payload_sync, pid, payload))
+
+    async def delete(self, ids: Sequence[str]) -> None:
+        """Delete points; unknown ids are ignored."""
+        if ids:
+            op = qe.UpdateOperation.delete_points([normalise_id(i) for i in ids])
+            await self._call(lambda s: s.update(op))
+
+    async def retrieve(self, ids: Sequence[str]) -> dict[str, VectorRecord]:
+        """Fetch points by id with payload and whether they carry a dense vector."""
+        if not ids:
+            return {}
+        wanted = [normalise_id(i) for i in ids]
+        records = await self._call(lambda s: s.retrieve(wanted, True, [DENSE]))
+        return {
+            str(r.id): VectorRecord(str(r.id), r.payload or {}, DENSE in (r.vector or {}))
+            for r in records
+        }
+
+    async def search_dense(
+        self, vector: list[float], flt: VectorFilter, limit: int
+    ) -> list[VectorHit]:
+        """Cosine nearest neighbours (exact brute force until ``optimize`` builds HNSW)."""
+        query = qe.Query.Nearest(check_vector(vector, self.dimension), using=DENSE)
+        return await self._query(limit, flt, query=query)
+
+    async def search_sparse(self, text: str, flt: VectorFilter, limit: int) -> list[VectorHit]:
+        """BM25 keyword search; [] when the query has no indexable token."""
+        terms = query_terms(text)
+        if terms is None:
+            return []
+        return await self._query(limit, flt, query=qe.Query.Nearest(_sparse(terms), using=SPARSE))
+
+    async def search_hybrid(
+        self,
+        vector: list[float],
+        text: str,
+        flt: VectorFilter,
+        limit: int,
+        prefetch: int | None = None,
+    ) -> list[VectorHit]:
+        """Dense and sparse prefetches fused with RRF inside the engine."""
+        dense = check_vector(vector, self.dimension)
+        engine_filter = _filter(describe_filter(flt))
+        size = prefetch_limit(limit, prefetch)
+        queries = [qe.Query.Nearest(dense, using=DENSE)]
+        terms = query_terms(text)
+        if terms is not None:
+            queries.append(qe.Query.Nearest(_sparse(terms), using=SPARSE))
+        stages = [qe.Prefetch(limit=size, query=q, filter=engine_filter) for q in queries]
+        return await self._query(limit, flt, query=qe.Fusion.Rrf(k=RRF_K), prefetches=stages)
+
+    async def count(self, scope: Scope | None = None) -> int:
+        """Exact count of points visible to ``scope`` (all points for None)."""
+        engine_filter = None if scope is None else _filter(scope_clause(scope))
+        request = qe.CountRequest(exact=True, filter=engine_filter)
+        return await self._call(lambda s: s.count(request))
+
+    async def iter_ids(self, batch: int = 512) -> AsyncIterator[list[str]]:
+        """Every point id, ``batch`` at a time, in id order."""
+        offset: Any = None
+        while True:
+            request = qe.ScrollRequest(
+                offset=offset, limit=batch, with_payload=False, with_vector=False
+            )
+            records, offset = await self._call(lambda s, r=request: s.scroll(r))
+            if records:
+                yield [str(r.id) for r in records]
+            if offset is None:
+                return
+
+    def _checked(self, point: VectorPoint) -> VectorPoint:
+        """Validate id and dense size before anything reaches the shard thread."""
+        dense = None if point.dense is None else check_vector(point.dense, self.dimension)
+        return VectorPoint(normalise_id(point.id), dense, point.text, point.payload)
+
+    async def _query(self, limit: int, flt: VectorFilter, **kwargs: Any) -> list[VectorHit]:
+        """Run one QueryRequest with the filter and map the hits."""
+        if limit <= 0:
+            return []
+        request = qe.QueryRequest(
+            limit=limit, filter=_filter(describe_filter(flt)), with_payload=True, **kwargs
+        )
+        points = await self._call(lambda s: s.query(request))
+        return [VectorHit(str(p.id), float(p.score), p.payload or {}) for p in points]
+
+    async def _call(self, fn: Callable[[qe.EdgeShard], T]) -> T:
+        """Run ``fn(shard)`` on the shard thread."""
+        shard = self._shard
+        if shard is None:
+            raise VectorIndexError(f"Edge vector index at {self.path} is not open")
+        return await self._run(fn, shard)
+
+    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run a blocking function on the shard thread."""
+        assert self._executor is not None
+        return await asyncio.get_running_loop().run_in_executor(self._executor, partial(fn, *args))
+
+    def _config(self) -> qe.EdgeConfig:
+        """Shard layout: named cosine dense vector plus BM25 sparse vector with IDF."""
+        return qe.EdgeConfig(
+            vectors={DENSE: qe.EdgeVectorParams(size=self.dimension, distance=qe.Distance.Cosine)},
+            sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+        )
+
+    def _open_sync(self) -> qe.EdgeShard:
+        """Load or create the shard (runs on the shard thread)."""
+        if (self.path / CONFIG_FILE).exists():
+            self._check_stored_dimension()
+            shard = self._load_sync()
+        else:
+            self.path.mkdir(parents=True, exist_ok=True)
+            shard = qe.EdgeShard.create(str(self.path), self._config())
+        try:
+            _ensure_payload_indexes(shard)
+        except BaseException:
+            shard.close()
+            raise
+        return shard
+
+    def _load_sync(self) -> qe.EdgeShard:
+        """Load an existing shard, turning the engine's opaque errors into ours."""
+        try:
+            return qe.EdgeShard.load(str(self.path), self._config())
+        except Exception as exc:
+            if "WouldBlock" in str(exc):
+                raise VectorIndexError(
+                    f"Edge shard {self.path} is already open (in this or another process); "
+                    "a shard directory can have only one owner"
+                ) from exc
+            raise VectorIndexError(f"cannot load Edge shard {self.path}: {exc}") from exc
+
+    def _check_stored_dimension(self) -> None:
+        """Raise VectorDimensionMismatch if the shard on disk has another dense size."""
+        config = json.loads((self.path / CONFIG_FILE).read_text())
+        stored = config.get("vectors", {}).get(DENSE, {}).get("size")
+        if stored is not None and int(stored) != self.dimension:
+            raise VectorDimensionMismatch(
+                f"the Edge shard directory {self.path}", int(stored), self.dimension
+            )
+
+
+def _flush_and_close(shard: qe.EdgeShard) -> None:
+    """Persist everything and release the WAL lock."""
+    try:
+        shard.flush()
+    finally:
+        shard.close()
+
+
+def _upsert_sync(points: list[VectorPoint], shard: qe.EdgeShard) -> None:
+    """Embed texts and upsert in chunks (runs on the shard thread)."""
+    for start in range(0, len(points), UPSERT_CHUNK):
+        chunk = [_point(p) for p in points[start : start + UPSERT_CHUNK]]
+        shard.update(qe.UpdateOperation.upsert_points(chunk))
+
+
+def _overwrite_payload_sync(point_id: str, payload: dict, shard: qe.EdgeShard) -> None:
+    """Overwrite a payload, raising VectorPointNotFound for an unknown id."""
+    if not shard.retrieve([point_id], False, False):
+        raise VectorPointNotFound(f"no vector point {point_id}")
+    shard.update(qe.UpdateOperation.overwrite_payload([point_id], payload))
+
+
+def _ensure_payload_indexes(shard: qe.EdgeShard) -> None:
+    """Create the payload indexes the shard does not have yet."""
+    existing = shard.info().payload_schema
+    for spec in PAYLOAD_INDEXES:
+        if spec.field not in existing:
+            shard.update(qe.UpdateOperation.create_field_index(spec.field, _index_schema(spec)))
+
+
+def _index_schema(spec: PayloadIndexSpec) -> qe.PayloadSchemaType | qe.KeywordIndexParams:
+    """Engine schema for one payload index."""
+    if spec.is_tenant:
+        return qe.KeywordIndexParams(is_tenant=True)
+    return {
+        "keyword": qe.PayloadSchemaType.Keyword,
+        "bool": qe.PayloadSchemaType.Bool,
+        "float": qe.PayloadSchemaType.Float,
+        "datetime": qe.PayloadSchemaType.Datetime,
+    }[spec.kind]
+
+
+def _point(point: VectorPoint) -> qe.Point:
+    """Engine point: dense (if any) plus BM25 of the text (if it has tokens)."""
+    vectors: dict[str, Any] = {}
+    if point.dense is not None:
+        vectors[DENSE] = point.dense
+    terms = document_terms(point.text)
+    if terms is not None:
+        vectors[SPARSE] = _sparse(terms)
+    return qe.Point(id=point.id, vector=vectors, payload=point.payload)
+
+
+def _sparse(terms: SparseTerms) -> qe.SparseVector:
+    """Engine sparse vector."""
+    return qe.SparseVector(indices=terms.indices, values=terms.values)
+
+
+def _filter(clause: Clause) -> qe.Filter:
+    """Translate the shared clause into an Edge Filter."""
+    return qe.Filter(
+        must=[_condition(c) for c in clause.must] or None,
+        should=[_condition(c) for c in clause.should] or None,
+        must_not=[_condition(c) for c in clause.must_not] or None,
+    )
+
+
+def _match_value(value: str | bool) -> Any:
+    """Value for ``MatchValue``, keeping booleans boolean."""
+    if isinstance(value, bool):
+        # qdrant_edge 0.9 extracts str | int | bool in that order, so a Python bool becomes the
+        # integer 1/0 and never matches a boolean payload; numpy.bool_ is not an int.
+        return numpy.bool_(value)
+    return value
+
+
+def _condition(cond: Condition) -> Any:
+    """Translate one shared condition."""
+    match cond:
+        case FieldEquals(key, value):
+            return qe.FieldCondition(key=key, match=qe.MatchValue(_match_value(value)))
+        case FieldAny(key, values):
+            return qe.FieldCondition(key=key, match=qe.MatchAny(list(values)))
+        case FieldEmpty(key):
+            return qe.IsEmptyCondition(key)
+        case IdIn(ids):
+            return qe.HasIdCondition(set(ids))
+        case Clause():
+            return _filter(cond)
+    raise TypeError(f"unknown filter condition {cond!r}")

@@ -1,0 +1,321 @@
+"""Vector index on a Qdrant collection via ``qdrant_client.AsyncQdrantClient``.
+
+Works against a Qdrant server (``url="http://..."``) and qdrant-client's pure-Python local
+mode (``url=":memory:"``), which ignores payload indexes and is meant for tests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+from qdrant_client import AsyncQdrantClient, models
+
+from app.scope import Scope
+from app.storage.vectors.base import (
+    DENSE,
+    PAYLOAD_INDEXES,
+    RRF_K,
+    SPARSE,
+    Clause,
+    Condition,
+    FieldAny,
+    FieldEmpty,
+    FieldEquals,
+    IdIn,
+    PayloadIndexSpec,
+    VectorDimensionMismatch,
+    VectorFilter,
+    VectorHit,
+    VectorIndexError,
+    VectorPoint,
+    VectorPointNotFound,
+    VectorRecord,
+    check_vector,
+    describe_filter,
+    normalise_id,
+    prefetch_limit,
+    scope_clause,
+)
+from app.storage.vectors.bm25 import SparseTerms, document_terms, query_terms
+
+MEMORY_LOCATION = ":memory:"
+HEALTH_TIMEOUT_S = 5
+UPSERT_CHUNK = 256
+
+
+class RemoteVectorIndex:
+    """One Qdrant collection; pass ``client`` to share a client (it is then not closed)."""
+
+    kind = "qdrant"
+
+    def __init__(
+        self,
+        *,
+        collection: str,
+        dimension: int,
+        url: str | None = None,
+        api_key: str | None = None,
+        client: AsyncQdrantClient | None = None,
+    ) -> None:
+        if client is None and not url:
+            raise ValueError("RemoteVectorIndex needs a url (or ':memory:') or a client")
+        self.collection = collection
+        self.dimension = dimension
+        self._url = url
+        self._api_key = api_key
+        self._client = client
+        self._owns_client = client is None
+        self._open = False
+
+    async def open(self) -> None:
+        """Create the collection if missing, check its dense size, ensure payload indexes."""
+        if self._open:
+            return
+        if self._client is None:
+            self._client = _make_client(self._url or "", self._api_key)
+        try:
+            if not await self._client.collection_exists(self.collection):
+                await self._create_collection()
+            info = await self._client.get_collection(self.collection)
+            self._check_dimension(info)
+            await self._ensure_payload_indexes(info)
+        except BaseException:
+            await self.close()
+            raise
+        self._open = True
+
+    async def close(self) -> None:
+        """Close the client if this index created it."""
+        if self._client is not None and self._owns_client:
+            await self._client.close()
+            self._client = None
+        self._open = False
+
+    async def health(self) -> bool:
+        """True if Qdrant answers and the collection exists."""
+        if not self._open or self._client is None:
+            return False
+        try:
+            exists = self._client.collection_exists(self.collection)
+            return bool(await asyncio.wait_for(exists, HEALTH_TIMEOUT_S))
+        except Exception:
+            return False
+
+    async def upsert(self, points: Sequence[VectorPoint]) -> None:
+        """Insert or replace whole points."""
+        structs = [self._point(p) for p in points]
+        for start in range(0, len(structs), UPSERT_CHUNK):
+            chunk = structs[start : start + UPSERT_CHUNK]
+            await self._api.upsert(self.collection, points=chunk, wait=True)
+
+    async def set_payload(self, point_id: str, payload: dict) -> None:
+        """Overwrite the whole payload of an existing point."""
+        pid = normalise_id(point_id)
+        found = await self._api.retrieve(
+            self.collection, [pid], with_payload=False, with_vectors=False
+        )
+        if not found:
+            raise VectorPointNotFound(f"no vector point {pid}")
+        await self._api.overwrite_payload(self.collection, payload, points=[pid], wait=True)
+
+    async def delete(self, ids: Sequence[str]) -> None:
+        """Delete points; unknown ids are ignored."""
+        if ids:
+            selector = models.PointIdsList(points=[normalise_id(i) for i in ids])
+            await self._api.delete(self.collection, points_selector=selector, wait=True)
+
+    async def retrieve(self, ids: Sequence[str]) -> dict[str, VectorRecord]:
+        """Fetch points by id with payload and whether they carry a dense vector."""
+        if not ids:
+            return {}
+        wanted = [normalise_id(i) for i in ids]
+        records = await self._api.retrieve(
+            self.collection, wanted, with_payload=True, with_vectors=[DENSE]
+        )
+        return {
+            str(r.id): VectorRecord(str(r.id), r.payload or {}, _has_dense(r.vector))
+            for r in records
+        }
+
+    async def search_dense(
+        self, vector: list[float], flt: VectorFilter, limit: int
+    ) -> list[VectorHit]:
+        """Cosine nearest neighbours."""
+        dense = check_vector(vector, self.dimension)
+        return await self._query(limit, flt, query=dense, using=DENSE)
+
+    async def search_sparse(self, text: str, flt: VectorFilter, limit: int) -> list[VectorHit]:
+        """BM25 keyword search; [] when the query has no indexable token."""
+        terms = query_terms(text)
+        if terms is None:
+            return []
+        return await self._query(limit, flt, query=_sparse(terms), using=SPARSE)
+
+    async def search_hybrid(
+        self,
+        vector: list[float],
+        text: str,
+        flt: VectorFilter,
+        limit: int,
+        prefetch: int | None = None,
+    ) -> list[VectorHit]:
+        """Dense and sparse prefetches fused with RRF by Qdrant."""
+        dense = check_vector(vector, self.dimension)
+        engine_filter = _filter(describe_filter(flt))
+        size = prefetch_limit(limit, prefetch)
+        stages = [_prefetch(dense, DENSE, size, engine_filter)]
+        terms = query_terms(text)
+        if terms is not None:
+            stages.append(_prefetch(_sparse(terms), SPARSE, size, engine_filter))
+        fusion = models.RrfQuery(rrf=models.Rrf(k=RRF_K))
+        return await self._query(limit, flt, query=fusion, prefetch=stages)
+
+    async def count(self, scope: Scope | None = None) -> int:
+        """Exact count of points visible to ``scope`` (all points for None)."""
+        engine_filter = None if scope is None else _filter(scope_clause(scope))
+        result = await self._api.count(self.collection, count_filter=engine_filter, exact=True)
+        return result.count
+
+    async def iter_ids(self, batch: int = 512) -> AsyncIterator[list[str]]:
+        """Every point id, ``batch`` at a time."""
+        offset: Any = None
+        while True:
+            records, offset = await self._api.scroll(
+                self.collection, limit=batch, offset=offset, with_payload=False, with_vectors=False
+            )
+            if records:
+                yield [str(r.id) for r in records]
+            if offset is None:
+                return
+
+    @property
+    def _api(self) -> AsyncQdrantClient:
+        """The client, once opened."""
+        if not self._open or self._client is None:
+            raise VectorIndexError(f"Qdrant vector index '{self.collection}' is not open")
+        return self._client
+
+    async def _query(self, limit: int, flt: VectorFilter, **kwargs: Any) -> list[VectorHit]:
+        """Run one query_points call with the filter and map the hits."""
+        if limit <= 0:
+            return []
+        response = await self._api.query_points(
+            self.collection,
+            query_filter=_filter(describe_filter(flt)),
+            limit=limit,
+            with_payload=True,
+            **kwargs,
+        )
+        return [VectorHit(str(p.id), float(p.score), p.payload or {}) for p in response.points]
+
+    def _point(self, point: VectorPoint) -> models.PointStruct:
+        """Engine point: dense (if any) plus BM25 of the text (if it has tokens)."""
+        vectors: dict[str, Any] = {}
+        if point.dense is not None:
+            vectors[DENSE] = check_vector(point.dense, self.dimension)
+        terms = document_terms(point.text)
+        if terms is not None:
+            vectors[SPARSE] = _sparse(terms)
+        return models.PointStruct(id=normalise_id(point.id), vector=vectors, payload=point.payload)
+
+    async def _create_collection(self) -> None:
+        """Create the collection: cosine dense vector plus BM25 sparse vector with IDF."""
+        assert self._client is not None
+        try:
+            dense = models.VectorParams(size=self.dimension, distance=models.Distance.COSINE)
+            sparse = models.SparseVectorParams(modifier=models.Modifier.IDF)
+            await self._client.create_collection(
+                self.collection,
+                vectors_config={DENSE: dense},
+                sparse_vectors_config={SPARSE: sparse},
+            )
+        except Exception:
+            # Another worker may have created it between the existence check and now.
+            if not await self._client.collection_exists(self.collection):
+                raise
+
+    def _check_dimension(self, info: models.CollectionInfo) -> None:
+        """Raise if the collection lacks our vectors or has another dense size."""
+        vectors = info.config.params.vectors
+        dense = vectors.get(DENSE) if isinstance(vectors, dict) else None
+        sparse = info.config.params.sparse_vectors or {}
+        if dense is None or SPARSE not in sparse:
+            raise VectorIndexError(
+                f"Qdrant collection '{self.collection}' exists but has no '{DENSE}' dense and "
+                f"'{SPARSE}' sparse vectors; it was not created by Engram"
+            )
+        if dense.size != self.dimension:
+            raise VectorDimensionMismatch(
+                f"the Qdrant collection '{self.collection}'", dense.size, self.dimension
+            )
+
+    async def _ensure_payload_indexes(self, info: models.CollectionInfo) -> None:
+        """Create the payload indexes the collection does not have yet."""
+        assert self._client is not None
+        existing = info.payload_schema or {}
+        for spec in PAYLOAD_INDEXES:
+            if spec.field not in existing:
+                await self._client.create_payload_index(
+                    self.collection, spec.field, field_schema=_index_schema(spec), wait=True
+                )
+
+
+def _make_client(url: str, api_key: str | None) -> AsyncQdrantClient:
+    """A client for a server URL, or qdrant-client's in-memory local mode."""
+    if url == MEMORY_LOCATION:
+        return AsyncQdrantClient(location=MEMORY_LOCATION)
+    return AsyncQdrantClient(url=url, api_key=api_key, timeout=HEALTH_TIMEOUT_S * 2)
+
+
+def _index_schema(spec: PayloadIndexSpec) -> models.PayloadSchemaType | models.KeywordIndexParams:
+    """Engine schema for one payload index."""
+    if spec.is_tenant:
+        return models.KeywordIndexParams(type=models.KeywordIndexType.KEYWORD, is_tenant=True)
+    return {
+        "keyword": models.PayloadSchemaType.KEYWORD,
+        "bool": models.PayloadSchemaType.BOOL,
+        "float": models.PayloadSchemaType.FLOAT,
+        "datetime": models.PayloadSchemaType.DATETIME,
+    }[spec.kind]
+
+
+def _has_dense(vector: Any) -> bool:
+    """Whether a retrieved record carries the dense vector."""
+    return isinstance(vector, dict) and vector.get(DENSE) is not None
+
+
+def _sparse(terms: SparseTerms) -> models.SparseVector:
+    """Engine sparse vector."""
+    return models.SparseVector(indices=terms.indices, values=terms.values)
+
+
+def _prefetch(query: Any, using: str, limit: int, engine_filter: models.Filter) -> models.Prefetch:
+    """One hybrid channel."""
+    return models.Prefetch(query=query, using=using, limit=limit, filter=engine_filter)
+
+
+def _filter(clause: Clause) -> models.Filter:
+    """Translate the shared clause into a qdrant-client Filter."""
+    return models.Filter(
+        must=[_condition(c) for c in clause.must] or None,
+        should=[_condition(c) for c in clause.should] or None,
+        must_not=[_condition(c) for c in clause.must_not] or None,
+    )
+
+
+def _condition(cond: Condition) -> Any:
+    """Translate one shared condition."""
+    match cond:
+        case FieldEquals(key, value):
+            return models.FieldCondition(key=key, match=models.MatchValue(value=value))
+        case FieldAny(key, values):
+            return models.FieldCondition(key=key, match=models.MatchAny(any=list(values)))
+        case FieldEmpty(key):
+            return models.IsEmptyCondition(is_empty=models.PayloadField(key=key))
+        case IdIn(ids):
+            return models.HasIdCondition(has_id=list(ids))
+        case Clause():
+            return _filter(cond)
+    raise TypeError(f"unknown filter condition {cond!r}")

@@ -1,0 +1,128 @@
+"""Auth and tenancy: no key → 401 everywhere; user B sees nothing of user A's, through every endpoint."""
+
+import httpx
+import pytest
+
+from tests.conftest import ADMIN_KEY, AGENT_KEY, ALICE_KEY, BOB_KEY, auth
+
+ALICE, BOB = auth(ALICE_KEY), auth(BOB_KEY)
+SOME_ID = "00000000-0000-4000-8000-000000000000"
+
+ENDPOINTS = [
+    ("POST", "/memory", {"content": "x"}),
+    ("POST", "/memory/batch", {"memories": [{"content": "x"}]}),
+    ("GET", f"/memory/{SOME_ID}", None),
+    ("PATCH", f"/memory/{SOME_ID}", {"importance": 1}),
+    ("DELETE", f"/memory/{SOME_ID}", None),
+    ("GET", f"/memory/{SOME_ID}/history", None),
+    ("GET", "/memory/by-tag?tags=x", None),
+    ("DELETE", "/memory/by-tag?tags=x", None),
+]
+
+
+@pytest.mark.parametrize(("method", "path", "body"), ENDPOINTS)
+async def test_every_memory_endpoint_needs_a_key(
+    app_client: httpx.AsyncClient, method: str, path: str, body: dict | None
+):
+    for headers in ({}, auth("wrong-key"), {"X-API-Key": ""}, {"Authorization": "Basic abc"}):
+        response = await app_client.request(method, path, json=body, headers=headers)
+        assert response.status_code == 401, (headers, response.text)
+        assert response.json()["code"] == 401
+    in_query = await app_client.request(method, f"{path}{'&' if '?' in path else '?'}api_key={ALICE_KEY}", json=body)
+    assert in_query.status_code == 401
+
+
+async def test_x_api_key_header_works_and_admin_key_is_not_a_user(app_client: httpx.AsyncClient):
+    ok = await app_client.post("/memory", json={"content": "via x-api-key"}, headers={"X-API-Key": ALICE_KEY})
+    assert ok.status_code == 201
+    admin = await app_client.post("/memory", json={"content": "x"}, headers=auth(ADMIN_KEY))
+    assert admin.status_code == 403
+
+
+async def test_user_b_sees_nothing_of_user_a(app_client: httpx.AsyncClient):
+    created = await app_client.post(
+        "/memory", json={"content": "Alice's secret plan", "tags": ["secret"]}, headers=ALICE
+    )
+    memory_id = created.json()["memory_id"]
+    batch = await app_client.post(
+        "/memory/batch", json={"memories": [{"content": "more", "tags": ["secret"]}]}, headers=ALICE
+    )
+    batch_id = batch.json()["memory_ids"][0]
+
+    for target in (memory_id, batch_id):
+        assert (await app_client.get(f"/memory/{target}", headers=BOB)).status_code == 404
+        assert (await app_client.get(f"/memory/{target}/history", headers=BOB)).status_code == 404
+        patch = await app_client.patch(f"/memory/{target}", json={"content": "pwned"}, headers=BOB)
+        assert patch.status_code == 404
+        assert (await app_client.delete(f"/memory/{target}", headers=BOB)).status_code == 404
+    listed = await app_client.get("/memory/by-tag", params={"tags": "secret"}, headers=BOB)
+    assert listed.json()["count"] == 0
+    wiped = await app_client.delete("/memory/by-tag", params={"tags": "secret"}, headers=BOB)
+    assert wiped.json()["deleted_count"] == 0
+    health = await app_client.get("/health", headers=BOB)
+    assert health.json()["memory_count"] == 0
+
+    mine = (await app_client.get(f"/memory/{memory_id}", headers=ALICE)).json()["memory"]
+    assert mine["content"] == "Alice's secret plan" and mine["version"] == 1
+    history = (await app_client.get(f"/memory/{memory_id}/history", headers=ALICE)).json()
+    assert [e["action"] for e in history["events"]] == ["create"]
+    assert (await app_client.get("/memory/by-tag", params={"tags": "secret"}, headers=ALICE)).json()["count"] == 2
+
+
+async def test_deleted_memory_history_is_not_visible_to_another_user(app_client: httpx.AsyncClient):
+    created = await app_client.post("/memory", json={"content": "short-lived"}, headers=ALICE)
+    memory_id = created.json()["memory_id"]
+    await app_client.delete(f"/memory/{memory_id}", headers=ALICE)
+    assert (await app_client.get(f"/memory/{memory_id}/history", headers=BOB)).status_code == 404
+    assert (await app_client.get(f"/memory/{memory_id}/history", headers=ALICE)).status_code == 200
+
+
+async def create_as(client: httpx.AsyncClient, agent: str | None, content: str, **extra) -> str:
+    response = await client.post("/memory", json={"content": content, **extra}, headers=auth(ALICE_KEY, agent))
+    assert response.status_code == 201, response.text
+    return response.json()["memory_id"]
+
+
+async def visible(client: httpx.AsyncClient, agent: str | None, memory_id: str) -> bool:
+    response = await client.get(f"/memory/{memory_id}", headers=auth(ALICE_KEY, agent))
+    return response.status_code == 200
+
+
+async def test_agent_scopes_follow_the_sub_agent_rule(app_client: httpx.AsyncClient):
+    shared = await create_as(app_client, None, "shared by all agents")
+    parent = await create_as(app_client, "openwebui", "the parent agent's own")
+    bob = await create_as(app_client, "openwebui", "bob's own", agent_id="openwebui:bob")
+    cursor = await create_as(app_client, "cursor", "cursor's own")
+
+    expectations = {
+        None: {shared},
+        "openwebui": {shared, parent, bob},
+        "openwebui:bob": {shared, bob},
+        "openwebui:alice": {shared},
+        "cursor": {shared, cursor},
+    }
+    everything = {shared, parent, bob, cursor}
+    for agent, expected in expectations.items():
+        seen = {m for m in everything if await visible(app_client, agent, m)}
+        assert seen == expected, agent
+
+
+async def test_agent_id_outside_the_callers_agent_is_refused(app_client: httpx.AsyncClient):
+    response = await app_client.post(
+        "/memory", json={"content": "x", "agent_id": "cursor:foo"}, headers=auth(ALICE_KEY, "openwebui")
+    )
+    assert response.status_code == 403
+    assert "outside your agent scope" in response.json()["message"]
+
+
+async def test_agent_bound_key_is_confined_to_its_prefix(app_client: httpx.AsyncClient):
+    default = await app_client.post("/memory", json={"content": "from the plugin"}, headers=auth(AGENT_KEY))
+    memory = (await app_client.get(f"/memory/{default.json()['memory_id']}", headers=auth(AGENT_KEY))).json()
+    assert memory["memory"]["agent_id"] == "openwebui" and memory["memory"]["user_id"] == "alice"
+
+    sub = await app_client.post("/memory", json={"content": "x"}, headers=auth(AGENT_KEY, "openwebui:bob"))
+    assert sub.status_code == 201
+    other = await app_client.get(f"/memory/{SOME_ID}", headers=auth(AGENT_KEY, "cursor"))
+    assert other.status_code == 403
+    bad = await app_client.get(f"/memory/{SOME_ID}", headers=auth(ALICE_KEY, "bad agent"))
+    assert bad.status_code == 400
