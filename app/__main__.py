@@ -13,6 +13,7 @@ def main() -> None:
     logging.basicConfig(
         level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
+    logging.getLogger("saq").setLevel(logging.WARNING)  # saq logs every job at INFO
     uvicorn.run(
         create_app(settings),
         host=settings.host,

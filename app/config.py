@@ -40,8 +40,33 @@ class Settings(BaseSettings):
     qdrant_url: str | None = Field(None, validation_alias="QDRANT_URL")
     qdrant_api_key: str | None = Field(None, validation_alias="QDRANT_API_KEY")
     qdrant_collection: str = Field("memories", validation_alias="QDRANT_COLLECTION")
-    vector_size: int = Field(384, validation_alias="VECTOR_SIZE")
 
+    # Embeddings: local (default, offline), openai (any OpenAI-compatible API), hash (tests only).
+    embedding_provider: Literal["local", "openai", "hash"] = Field(
+        "local", validation_alias="EMBEDDING_PROVIDER"
+    )
+    embedding_model: str | None = Field(None, validation_alias="EMBEDDING_MODEL")
+    embedding_base_url: str | None = Field(None, validation_alias="EMBEDDING_BASE_URL")
+    embedding_api_key: str | None = Field(None, validation_alias="EMBEDDING_API_KEY")
+    # The vector size for openai/hash; the local model is always 384.
+    embedding_dimensions: int | None = Field(None, validation_alias="EMBEDDING_DIMENSIONS")
+    embedding_send_dimensions: bool = Field(False, validation_alias="EMBEDDING_SEND_DIMENSIONS")
+    embedding_batch_size: int = Field(32, ge=1, le=2048, validation_alias="EMBEDDING_BATCH_SIZE")
+    embedding_timeout_s: float = Field(30.0, validation_alias="EMBEDDING_TIMEOUT_S")
+    embedding_max_retries: int = Field(3, ge=0, validation_alias="EMBEDDING_MAX_RETRIES")
+    embedding_threads: int = Field(2, ge=1, validation_alias="EMBEDDING_THREADS")
+
+    # Durable jobs (in the FalkorDB server's Redis). workers: concurrent job slots per kind run
+    # inside the API process; 0 = none (run `python -m app.worker` processes instead).
+    workers: int = Field(2, ge=0, validation_alias="ENGRAM_WORKERS")
+    jobs_namespace: str = Field("engram", validation_alias="JOBS_NAMESPACE")
+    jobs_max_attempts: int = Field(5, ge=1, validation_alias="JOBS_MAX_ATTEMPTS")
+    jobs_base_delay_s: float = Field(2.0, ge=0, validation_alias="JOBS_BASE_DELAY_S")
+    jobs_max_delay_s: float = Field(300.0, ge=0, validation_alias="JOBS_MAX_DELAY_S")
+    jobs_heartbeat_s: int = Field(10, ge=1, validation_alias="JOBS_HEARTBEAT_S")
+    jobs_sweep_s: int = Field(10, ge=1, validation_alias="JOBS_SWEEP_S")
+    backlog_scan: bool = Field(True, validation_alias="ENGRAM_BACKLOG_SCAN")
+    sync_interval_s: float = Field(3600.0, ge=0, validation_alias="SYNC_INTERVAL_S")
 
     @field_validator("admin_key")
     @classmethod

@@ -6,12 +6,17 @@ from fastapi import Depends, Header, Request
 
 from app.auth import KeyRing, Principal, resolve_scope
 from app.errors import Forbidden, Unauthorized
+from app.runtime import Runtime
 from app.scope import Scope
 from app.storage import Stores
 
 
 async def get_stores(request: Request) -> Stores:
     return request.app.state.stores
+
+
+async def get_runtime(request: Request) -> Runtime:
+    return request.app.state.runtime
 
 
 def _presented_key(request: Request) -> str | None:
@@ -60,6 +65,7 @@ async def get_scope(
 
 
 StoresDep = Annotated[Stores, Depends(get_stores)]
+RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
 PrincipalDep = Annotated[Principal, Depends(require_principal)]
 OptionalPrincipalDep = Annotated[Principal | None, Depends(optional_principal)]
 AdminDep = Annotated[Principal, Depends(require_admin)]

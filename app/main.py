@@ -8,6 +8,7 @@ from fastapi import FastAPI
 from app.config import Settings, get_settings
 from app.http_errors import install_error_handlers
 from app.memories.router import router as memories_router
+from app.ops.admin import router as admin_router
 from app.ops.router import router as ops_router
 from app.runtime import start_runtime
 
@@ -25,6 +26,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         runtime = await start_runtime(settings)
+        if settings.workers:
+            await runtime.start_workers(settings.workers)
         app.state.runtime = runtime
         app.state.stores = runtime.stores
         app.state.keyring = runtime.keyring
@@ -37,4 +40,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_error_handlers(app)
     app.include_router(memories_router)
     app.include_router(ops_router)
+    app.include_router(admin_router)
     return app

@@ -1,10 +1,20 @@
-"""Start-up and shut-down of everything Engram runs on, in dependency order."""
+"""Start-up and shut-down of everything Engram runs on, in dependency order.
 
+The Runtime is also the dependency object job handlers receive (`.stores`, `.embedder`, `.jobs`).
+"""
+
+import asyncio
+import contextlib
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from app.auth import KeyRing, build_keyring, load_or_create_local_key
 from app.config import Settings
+from app.embeddings import Embedder, create_embedder
+from app.jobs.queue import JobQueue, JobRunner
+from app.jobs.registry import job_kinds
+from app.jobs.schedule import enqueue_backlog, run_every
+from app.ops.tasks import SYNC
 from app.storage import Stores
 from app.storage.falkordb_server import EmbeddedFalkorDB
 from app.storage.graph import GraphStore
@@ -18,19 +28,46 @@ log = logging.getLogger(__name__)
 class Runtime:
     settings: Settings
     stores: Stores
-    keyring: KeyRing
+    embedder: Embedder
+    jobs: JobQueue
+    keyring: KeyRing | None = None
     falkordb_server: EmbeddedFalkorDB | None = None
+    runner: JobRunner | None = None
+    background: list[asyncio.Task] = field(default_factory=list)
+
+    async def start_workers(self, concurrency: int) -> None:
+        """Runs job slots in this process, plus the backlog scan and the sync schedule."""
+        self.runner = JobRunner(
+            self.jobs, concurrency=concurrency, deps=self, sweep_s=self.settings.jobs_sweep_s
+        )
+        await self.runner.start()
+        if self.settings.backlog_scan:
+            self.background.append(asyncio.create_task(enqueue_backlog(self), name="backlog"))
+        if self.settings.sync_interval_s:
+            schedule = run_every(self.settings.sync_interval_s, self.enqueue_sync)
+            self.background.append(asyncio.create_task(schedule, name="sync-schedule"))
+
+    async def enqueue_sync(self) -> str:
+        return (await self.jobs.enqueue(SYNC, ["scheduled"], {"repair": True})).job_id
 
     async def stop(self) -> None:
-        """Closes the stores, then stops the embedded server (AOF flushed)."""
+        """Stops workers (in-flight jobs are re-queued), closes stores, stops the server."""
+        for task in self.background:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        if self.runner is not None:
+            await self.runner.stop()
+        await self.jobs.close()
+        await self.embedder.close()
         await self.stores.vectors.close()
         await self.stores.graph.close()
         if self.falkordb_server is not None:
             await self.falkordb_server.stop()
 
 
-async def start_runtime(settings: Settings) -> Runtime:
-    """Starts (or connects to) FalkorDB, migrates, waits for indexes, opens the vector index."""
+async def start_runtime(settings: Settings, *, with_keyring: bool = True) -> Runtime:
+    """Starts (or connects to) FalkorDB, migrates, opens the embedder, vectors and job queue."""
     server = None
     url = settings.falkordb_url
     if url is None:
@@ -42,23 +79,69 @@ async def start_runtime(settings: Settings) -> Runtime:
         )
         url = await server.start()
     graph = GraphStore(url, settings.falkordb_graph, settings.falkordb_pool_size)
+    opened: list = []
     try:
         await migrate(graph)
         await graph.wait_for_indexes(settings.falkordb_index_wait_s)
-        vectors = create_vector_index(
+        stores = Stores(graph, vectors=None)  # type: ignore[arg-type]
+        embedder = _embedder(settings)
+        opened.append(embedder)
+        await _warm_up(embedder)
+        stores.vectors = create_vector_index(
             url=settings.qdrant_url,
             path=settings.data_dir / "qdrant",
             collection=settings.qdrant_collection,
-            dimension=settings.vector_size,
+            dimension=embedder.dimension,
             api_key=settings.qdrant_api_key,
         )
-        await vectors.open()
+        await stores.vectors.open()
+        opened.append(stores.vectors)
+        jobs = JobQueue(url, job_kinds(settings), namespace=_namespace(settings))
+        await jobs.connect()
+        stores.jobs = jobs
     except BaseException:
+        for resource in reversed(opened):
+            await resource.close()
         await graph.close()
         if server is not None:
             await server.stop()
         raise
-    return Runtime(settings, Stores(graph, vectors), _keyring(settings), server)
+    keyring = _keyring(settings) if with_keyring else None
+    return Runtime(settings, stores, embedder, jobs, keyring, server)
+
+
+def _namespace(settings: Settings) -> str:
+    """Jobs of one graph stay apart from another graph's on a shared server (tests, tenants)."""
+    if settings.falkordb_graph == "engram":
+        return settings.jobs_namespace
+    return f"{settings.jobs_namespace}.{settings.falkordb_graph}"
+
+
+def _embedder(settings: Settings) -> Embedder:
+    return create_embedder(
+        settings.embedding_provider,
+        dimension=settings.embedding_dimensions,
+        model=settings.embedding_model,
+        base_url=settings.embedding_base_url,
+        api_key=settings.embedding_api_key,
+        batch_size=settings.embedding_batch_size,
+        timeout=settings.embedding_timeout_s,
+        max_retries=settings.embedding_max_retries,
+        threads=settings.embedding_threads,
+        send_dimensions=settings.embedding_send_dimensions,
+    )
+
+
+async def _warm_up(embedder: Embedder) -> None:
+    """A broken embedder must show at start-up; writes still work without it.
+
+    The failure is recorded by the embedder's own health (shown by /health), and embed jobs
+    retry until it recovers.
+    """
+    try:
+        await embedder.embed(["warm up"])
+    except Exception as exc:  # already recorded by the embedder's health tracker
+        log.error("embedder %s is not working: %s", embedder.name, exc)
 
 
 def _keyring(settings: Settings) -> KeyRing:

@@ -16,6 +16,7 @@ from app.auth import memory_agent
 from app.errors import BadRequest, Conflict, MemoryNotFound
 from app.memories.mirror import vector_payload, vector_point
 from app.memories.schemas import MemoryCreate, MemoryUpdate
+from app.memories.tasks import enqueue_embedding
 from app.models import Memory, MemoryType, Status, to_iso, utc_now
 from app.scope import Scope, agent_lineage
 from app.storage import Stores
@@ -25,6 +26,7 @@ log = logging.getLogger(__name__)
 
 VECTOR_COMPONENT = "qdrant"
 DELETE_CHUNK = 200
+EMBED_CHUNK = 32  # memories per embed job: one provider-sized batch
 
 
 @dataclass
@@ -129,8 +131,20 @@ async def store(*, stores: Stores, scope: Scope, actor: str, data: MemoryCreate)
     mirrored = await _mirror(stores, scope, [memory], {memory.id: data.embedding})
     if data.embedding is not None and mirrored:
         memory.embedding_status = Status.DONE
-    embedding = "provided" if data.embedding is not None else "pending"
+        embedding = "provided"
+    else:
+        embedding = await _queue_embedding(stores, scope, [memory.id])
     return Stored(memory, deleted_before.get(memory.id, False), mirrored, embedding)
+
+
+async def _queue_embedding(stores: Stores, scope: Scope, memory_ids: list[str]) -> str:
+    """Queues embed jobs (provider-sized batches); "pending" if this process has no queue."""
+    if stores.jobs is None or not memory_ids:
+        return "pending"
+    for start in range(0, len(memory_ids), EMBED_CHUNK):
+        chunk = memory_ids[start : start + EMBED_CHUNK]
+        await enqueue_embedding(stores.jobs, scope.user_id, chunk)
+    return "queued"
 
 
 async def store_batch(
@@ -149,6 +163,10 @@ async def store_batch(
     vectors = {m.id: item.embedding for m, item in zip(memories, items, strict=True)}
     mirrored = await _mirror(stores, scope, memories, vectors)
     ids = [m.id for m in memories]
+    unembedded = [m.id for m, item in zip(memories, items, strict=True) if item.embedding is None]
+    if not mirrored:
+        unembedded = ids  # given vectors did not reach the index either: embed them all
+    await _queue_embedding(stores, scope, unembedded)
     return BatchStored(ids, len(ids) if mirrored else 0, 0 if mirrored else len(ids))
 
 
@@ -239,7 +257,9 @@ async def _mirror_update(
 ) -> None:
     """New content invalidates the vector (re-embed); other changes only touch the payload."""
     if embedding is not None or content_changed:
-        await _mirror(stores, scope, [memory], {memory.id: embedding})
+        mirrored = await _mirror(stores, scope, [memory], {memory.id: embedding})
+        if embedding is None or not mirrored:
+            await _queue_embedding(stores, scope, [memory.id])
         return
     try:
         await stores.vectors.set_payload(memory.id, vector_payload(memory))

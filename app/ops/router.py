@@ -6,8 +6,9 @@ from typing import Literal
 from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
-from app.deps import OptionalPrincipalDep, StoresDep
+from app.deps import OptionalPrincipalDep, RuntimeDep, StoresDep
 from app.models import to_iso, utc_now
+from app.runtime import Runtime
 from app.storage import Stores
 
 router = APIRouter(tags=["operations"])
@@ -22,12 +23,21 @@ class StoreHealth(BaseModel):
     last_error_at: str | None = Field(None, description="When that failure happened (UTC).")
 
 
+class EmbedderHealth(BaseModel):
+    state: Literal["ok", "degraded", "down"] = Field(description="From recent embed calls.")
+    provider: str = Field(description="local, openai or hash.")
+    model: str = Field(description="The model that makes the vectors.")
+    dimension: int = Field(description="Vector size.")
+    last_error: str | None = Field(None, description="The last embedding failure.")
+
+
 class HealthResponse(BaseModel):
     status: Literal["healthy", "degraded"] = Field(description="degraded if any store is not ok.")
     degraded: bool = Field(description="True when a dependency is down or failing.")
     falkordb: StoreState = Field(description="The graph store's state.")
     qdrant: StoreState = Field(description="The vector index's state.")
     stores: dict[str, StoreHealth] = Field(description="Details per store.")
+    embedder: EmbedderHealth = Field(description="The embedder's state; not ok → degraded.")
     timestamp: str = Field(description="Now (UTC).")
     memory_count: int | None = Field(
         None, description="With a key: your memories (the admin key: all). Absent without auth."
@@ -38,25 +48,41 @@ class HealthResponse(BaseModel):
 
 
 @router.get("/health", response_model=HealthResponse, response_model_exclude_none=True)
-async def health(stores: StoresDep, principal: OptionalPrincipalDep) -> HealthResponse:
-    """Each store's state; always 200. Counts only for an authenticated caller."""
+async def health(
+    stores: StoresDep, runtime: RuntimeDep, principal: OptionalPrincipalDep
+) -> HealthResponse:
+    """Each store's and the embedder's state; always 200. Counts only with a key."""
     graph_up, vectors_up = await asyncio.gather(stores.graph.ping(), stores.vectors.health())
     details = {
         "falkordb": _store_health(stores, "falkordb", graph_up, "falkordb"),
         "qdrant": _store_health(stores, "qdrant", vectors_up, stores.vectors.kind),
     }
-    degraded = any(d.state != "connected" for d in details.values())
+    embedder = _embedder_health(runtime)
+    degraded = embedder.state != "ok" or any(d.state != "connected" for d in details.values())
     response = HealthResponse(
         status="degraded" if degraded else "healthy",
         degraded=degraded,
         falkordb=details["falkordb"].state,
         qdrant=details["qdrant"].state,
         stores=details,
+        embedder=embedder,
         timestamp=to_iso(utc_now()),
     )
     if principal is not None and graph_up:
         await _add_counts(response, stores, None if principal.is_admin else principal.user_id)
     return response
+
+
+def _embedder_health(runtime: Runtime) -> EmbedderHealth:
+    embedder = runtime.embedder
+    live = embedder.health()
+    return EmbedderHealth(
+        state=live["state"],
+        provider=embedder.name,
+        model=embedder.model,
+        dimension=embedder.dimension,
+        last_error=live.get("last_error"),
+    )
 
 
 def _store_health(stores: Stores, component: str, reachable: bool, kind: str) -> StoreHealth:

@@ -1,10 +1,14 @@
 """The stores Engram runs on, handed to services together."""
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from app.ops.health import HealthBoard
 from app.storage.graph import GraphStore
 from app.storage.vectors import VectorIndex
+
+if TYPE_CHECKING:
+    from app.jobs.queue import JobQueue
 
 
 @dataclass
@@ -12,3 +16,4 @@ class Stores:
     graph: GraphStore
     vectors: VectorIndex
     health: HealthBoard = field(default_factory=HealthBoard)
+    jobs: "JobQueue | None" = None

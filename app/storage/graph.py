@@ -93,6 +93,25 @@ SET_EMBEDDING_STATUS = """
 MATCH (m:Memory) WHERE m.id IN $ids AND m.user_id = $user_id SET m.embedding_status = $status
 """
 
+# Operator paths for jobs: a job carries the user id and re-reads state by id, without an agent.
+MEMORIES_OF_USER = "MATCH (m:Memory) WHERE m.id IN $ids AND m.user_id = $user_id RETURN m"
+MARK_EMBEDDED = """
+UNWIND $rows AS row
+MATCH (m:Memory {id: row.id}) WHERE m.user_id = $user_id AND m.content_hash = row.hash
+SET m.embedding_status = 'done'
+RETURN m.id
+"""
+UNEMBEDDED = """
+MATCH (m:Memory) WHERE m.embedding_status <> 'done' AND m.id > $after
+RETURN m.user_id, m.id ORDER BY m.id LIMIT $limit
+"""
+PAGE_OF_MEMORIES = "MATCH (m:Memory) WHERE m.id > $after RETURN m ORDER BY m.id LIMIT $limit"
+PAGE_OF_USER_MEMORIES = """
+MATCH (m:Memory) WHERE m.user_id = $user_id AND m.id > $after RETURN m ORDER BY m.id LIMIT $limit
+"""
+SET_STATUS_ANY_USER = "MATCH (m:Memory) WHERE m.id IN $ids SET m.embedding_status = $status"
+EXISTING_IDS = "MATCH (m:Memory) WHERE m.id IN $ids RETURN m.id"
+
 COUNT_MEMORIES = "MATCH (m:Memory) RETURN count(m)"
 COUNT_USER_MEMORIES = "MATCH (m:Memory {user_id: $user_id}) RETURN count(m)"
 INDEXES = "CALL db.indexes() YIELD label, properties, types, status"
@@ -258,6 +277,41 @@ class GraphStore:
         await self.query(
             SET_EMBEDDING_STATUS, {"ids": list(ids), "status": status, "user_id": scope.user_id}
         )
+
+    async def memories_of_user(self, user_id: str, memory_ids: Sequence[str]) -> list[Memory]:
+        """Live memories of one user by id, whatever their agent (operator path for jobs)."""
+        rows = await self.ro_query(MEMORIES_OF_USER, {"ids": list(memory_ids), "user_id": user_id})
+        return [to_memory(row[0]) for row in rows]
+
+    async def mark_embedded(self, user_id: str, hashes: dict[str, str]) -> set[str]:
+        """Marks memories embedded if their content is still the embedded one; returns those ids."""
+        rows = [{"id": memory_id, "hash": h} for memory_id, h in hashes.items()]
+        result = await self.query(MARK_EMBEDDED, {"rows": rows, "user_id": user_id})
+        return {row[0] for row in result}
+
+    async def set_status_any_user(self, memory_ids: Sequence[str], status: str) -> None:
+        """Sets embedding_status by id (operator path: re-embed, failure after retries)."""
+        await self.query(SET_STATUS_ANY_USER, {"ids": list(memory_ids), "status": status})
+
+    async def unembedded(self, *, after: str, limit: int) -> list[tuple[str, str]]:
+        """(user_id, id) of memories without a current embedding, in id order after `after`."""
+        rows = await self.ro_query(UNEMBEDDED, {"after": after, "limit": limit})
+        return [(row[0], row[1]) for row in rows]
+
+    async def page_of_memories(
+        self, *, after: str, limit: int, user_id: str | None = None
+    ) -> list[Memory]:
+        """Memories in id order after `after`, of one user or all (operator path)."""
+        if user_id is None:
+            rows = await self.ro_query(PAGE_OF_MEMORIES, {"after": after, "limit": limit})
+        else:
+            params = {"after": after, "limit": limit, "user_id": user_id}
+            rows = await self.ro_query(PAGE_OF_USER_MEMORIES, params)
+        return [to_memory(row[0]) for row in rows]
+
+    async def existing_ids(self, memory_ids: Sequence[str]) -> set[str]:
+        """Which of these ids are live memories (operator path: orphan detection)."""
+        return {row[0] for row in await self.ro_query(EXISTING_IDS, {"ids": list(memory_ids)})}
 
     async def count_memories(self, user_id: str | None = None) -> int:
         """Live memories, of one user or of all (operator path)."""

@@ -61,7 +61,10 @@ async def test_patch_keeps_previous_state_as_revision(app_client: httpx.AsyncCli
     assert history["deleted"] is False
     assert [r["content"] for r in history["revisions"]] == ["Lives in Paris"]
     assert history["revisions"][0]["version"] == 1
-    assert [(e["action"], e["version"]) for e in history["events"]] == [("create", 1), ("update", 2)]
+    assert [(e["action"], e["version"]) for e in history["events"]] == [
+        ("create", 1),
+        ("update", 2),
+    ]
     assert "content" in history["events"][1]["fields"]
 
 
@@ -90,7 +93,9 @@ async def test_delete_hides_memory_and_leaves_tombstone(app_client: httpx.AsyncC
     assert response.status_code == 200
 
     assert (await app_client.get(f"/memory/{memory_id}", headers=H)).status_code == 404
-    assert (await app_client.patch(f"/memory/{memory_id}", json={"importance": 1}, headers=H)).status_code == 404
+    assert (
+        await app_client.patch(f"/memory/{memory_id}", json={"importance": 1}, headers=H)
+    ).status_code == 404
     assert (await app_client.delete(f"/memory/{memory_id}", headers=H)).status_code == 404
     by_tag = (await app_client.get("/memory/by-tag", params={"tags": "tmp"}, headers=H)).json()
     assert by_tag["count"] == 0
@@ -125,7 +130,10 @@ async def test_by_tag_matches_any_tag_case_insensitively_in_importance_order(
 
 
 async def test_delete_by_tag_deletes_every_match_with_tombstones(app_client: httpx.AsyncClient):
-    ids = [(await create(app_client, content=f"session note {i}", tags=["session"]))["memory_id"] for i in range(3)]
+    ids = [
+        (await create(app_client, content=f"session note {i}", tags=["session"]))["memory_id"]
+        for i in range(3)
+    ]
     keep = await create(app_client, content="keep me", tags=["keep"])
     response = await app_client.delete("/memory/by-tag", params={"tags": "SESSION"}, headers=H)
     assert response.json()["deleted_count"] == 3

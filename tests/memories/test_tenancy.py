@@ -1,4 +1,4 @@
-"""Auth and tenancy: no key → 401 everywhere; user B sees nothing of user A's, through every endpoint."""
+"""Auth and tenancy: no key → 401 everywhere; user B sees nothing of user A's anywhere."""
 
 import httpx
 import pytest
@@ -28,12 +28,16 @@ async def test_every_memory_endpoint_needs_a_key(
         response = await app_client.request(method, path, json=body, headers=headers)
         assert response.status_code == 401, (headers, response.text)
         assert response.json()["code"] == 401
-    in_query = await app_client.request(method, f"{path}{'&' if '?' in path else '?'}api_key={ALICE_KEY}", json=body)
+    in_query = await app_client.request(
+        method, f"{path}{'&' if '?' in path else '?'}api_key={ALICE_KEY}", json=body
+    )
     assert in_query.status_code == 401
 
 
 async def test_x_api_key_header_works_and_admin_key_is_not_a_user(app_client: httpx.AsyncClient):
-    ok = await app_client.post("/memory", json={"content": "via x-api-key"}, headers={"X-API-Key": ALICE_KEY})
+    ok = await app_client.post(
+        "/memory", json={"content": "via x-api-key"}, headers={"X-API-Key": ALICE_KEY}
+    )
     assert ok.status_code == 201
     admin = await app_client.post("/memory", json={"content": "x"}, headers=auth(ADMIN_KEY))
     assert admin.status_code == 403
@@ -66,7 +70,9 @@ async def test_user_b_sees_nothing_of_user_a(app_client: httpx.AsyncClient):
     assert mine["content"] == "Alice's secret plan" and mine["version"] == 1
     history = (await app_client.get(f"/memory/{memory_id}/history", headers=ALICE)).json()
     assert [e["action"] for e in history["events"]] == ["create"]
-    assert (await app_client.get("/memory/by-tag", params={"tags": "secret"}, headers=ALICE)).json()["count"] == 2
+    assert (
+        await app_client.get("/memory/by-tag", params={"tags": "secret"}, headers=ALICE)
+    ).json()["count"] == 2
 
 
 async def test_deleted_memory_history_is_not_visible_to_another_user(app_client: httpx.AsyncClient):
@@ -78,7 +84,9 @@ async def test_deleted_memory_history_is_not_visible_to_another_user(app_client:
 
 
 async def create_as(client: httpx.AsyncClient, agent: str | None, content: str, **extra) -> str:
-    response = await client.post("/memory", json={"content": content, **extra}, headers=auth(ALICE_KEY, agent))
+    response = await client.post(
+        "/memory", json={"content": content, **extra}, headers=auth(ALICE_KEY, agent)
+    )
     assert response.status_code == 201, response.text
     return response.json()["memory_id"]
 
@@ -109,18 +117,26 @@ async def test_agent_scopes_follow_the_sub_agent_rule(app_client: httpx.AsyncCli
 
 async def test_agent_id_outside_the_callers_agent_is_refused(app_client: httpx.AsyncClient):
     response = await app_client.post(
-        "/memory", json={"content": "x", "agent_id": "cursor:foo"}, headers=auth(ALICE_KEY, "openwebui")
+        "/memory",
+        json={"content": "x", "agent_id": "cursor:foo"},
+        headers=auth(ALICE_KEY, "openwebui"),
     )
     assert response.status_code == 403
     assert "outside your agent scope" in response.json()["message"]
 
 
 async def test_agent_bound_key_is_confined_to_its_prefix(app_client: httpx.AsyncClient):
-    default = await app_client.post("/memory", json={"content": "from the plugin"}, headers=auth(AGENT_KEY))
-    memory = (await app_client.get(f"/memory/{default.json()['memory_id']}", headers=auth(AGENT_KEY))).json()
+    default = await app_client.post(
+        "/memory", json={"content": "from the plugin"}, headers=auth(AGENT_KEY)
+    )
+    memory = (
+        await app_client.get(f"/memory/{default.json()['memory_id']}", headers=auth(AGENT_KEY))
+    ).json()
     assert memory["memory"]["agent_id"] == "openwebui" and memory["memory"]["user_id"] == "alice"
 
-    sub = await app_client.post("/memory", json={"content": "x"}, headers=auth(AGENT_KEY, "openwebui:bob"))
+    sub = await app_client.post(
+        "/memory", json={"content": "x"}, headers=auth(AGENT_KEY, "openwebui:bob")
+    )
     assert sub.status_code == 201
     other = await app_client.get(f"/memory/{SOME_ID}", headers=auth(AGENT_KEY, "cursor"))
     assert other.status_code == 403

@@ -35,7 +35,10 @@ BAD_CREATES = [
         {"content": "ok", "t_valid": "2026-02-01T00:00:00Z", "t_invalid": "2026-01-01T00:00:00Z"},
         "'t_invalid': must be later than t_valid",
     ),
-    ({"content": "ok", "embedding": [0.1, 0.2]}, "'embedding': must contain exactly 8 values (2 provided)"),
+    (
+        {"content": "ok", "embedding": [0.1, 0.2]},
+        "'embedding': must contain exactly 8 values (2 provided)",
+    ),
     ({"content": "ok", "embedding": ["a"] * 8}, "'embedding': must contain only numeric values"),
     ({"content": "ok", "role": "system"}, "'role'"),
     ({"content": "ok", "ttl_days": -1}, "'ttl_days'"),
@@ -84,7 +87,9 @@ async def test_batch_is_all_or_nothing(app_client: httpx.AsyncClient):
     assert response.status_code == 400
     assert response.json()["message"].startswith("Memory at index 1: Invalid 'embedding'")
 
-    assert (await app_client.post("/memory/batch", json={"memories": []}, headers=H)).status_code == 400
+    assert (
+        await app_client.post("/memory/batch", json={"memories": []}, headers=H)
+    ).status_code == 400
     too_many = {"memories": [{"content": "x"}] * 501}
     response = await app_client.post("/memory/batch", json=too_many, headers=H)
     assert response.status_code == 400 and "'memories'" in response.json()["message"]

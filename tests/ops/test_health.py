@@ -30,11 +30,15 @@ async def test_vector_index_failure_degrades_visibly_but_writes_succeed(
     async with running_client(test_settings(tmp_path, falkordb_url=falkordb_url)) as client:
         await client.app.state.stores.vectors.close()  # the engine is gone from under us
 
-        response = await client.post("/memory", json={"content": "still safe"}, headers=auth(ALICE_KEY))
+        response = await client.post(
+            "/memory", json={"content": "still safe"}, headers=auth(ALICE_KEY)
+        )
         assert response.status_code == 201
         assert response.json()["qdrant"] == "failed"
         memory_id = response.json()["memory_id"]
-        memory = (await client.get(f"/memory/{memory_id}", headers=auth(ALICE_KEY))).json()["memory"]
+        memory = (await client.get(f"/memory/{memory_id}", headers=auth(ALICE_KEY))).json()[
+            "memory"
+        ]
         assert memory["content"] == "still safe" and memory["embedding_status"] == "pending"
 
         health = (await client.get("/health")).json()

@@ -1,0 +1,1 @@
+"""Durable background jobs (embed, enrich, classify, link, sync, ...) in the FalkorDB Redis."""

@@ -1,0 +1,25 @@
+"""The job kinds Engram runs: one explicit dict from kind to handler and policy."""
+
+from app.config import Settings
+from app.jobs.queue import JobKind, RetryPolicy
+from app.memories.tasks import EMBED, embed_job
+from app.ops.tasks import REEMBED, SYNC, reembed_job, sync_job
+
+HOUR = 3600
+
+
+def job_kinds(settings: Settings) -> dict[str, JobKind]:
+    """Handlers and retry policies, from settings."""
+    retry = RetryPolicy(
+        max_attempts=settings.jobs_max_attempts,
+        base_delay_s=settings.jobs_base_delay_s,
+        max_delay_s=settings.jobs_max_delay_s,
+    )
+    beat = settings.jobs_heartbeat_s
+    return {
+        EMBED: JobKind(embed_job, retry=retry, timeout_s=300, heartbeat_s=beat),
+        SYNC: JobKind(sync_job, retry=retry, timeout_s=6 * HOUR, heartbeat_s=beat, concurrency=1),
+        REEMBED: JobKind(
+            reembed_job, retry=retry, timeout_s=24 * HOUR, heartbeat_s=beat, concurrency=1
+        ),
+    }

@@ -1,0 +1,82 @@
+"""Background work on memories: embedding. Handlers carry ids, re-read state, and are repeatable.
+
+An embed job never invents a vector: if the embedder fails, the job fails and is retried with
+backoff; after the last attempt the memory is marked `embedding_status=failed` (the job sits in
+the dead letters with its error) and `POST /admin/reembed` can try again later.
+"""
+
+import hashlib
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from app.embeddings import Embedder
+from app.jobs.queue import JobContext, JobQueue
+from app.memories.mirror import vector_point
+from app.models import Status
+from app.storage import Stores
+
+log = logging.getLogger(__name__)
+
+EMBED = "embed"
+
+
+@dataclass
+class EmbedDeps:
+    """What embedding needs; the worker's dependency object provides these attributes."""
+
+    stores: Stores
+    embedder: Embedder
+    jobs: JobQueue
+
+
+def embed_job_key(memory_ids: Sequence[str]) -> str:
+    """One memory: its id; several: a digest of their ids (so a repeated scan coalesces)."""
+    if len(memory_ids) == 1:
+        return memory_ids[0]
+    return "batch-" + hashlib.sha1("/".join(sorted(memory_ids)).encode()).hexdigest()[:20]
+
+
+async def enqueue_embedding(jobs: JobQueue, user_id: str, memory_ids: Sequence[str]) -> str:
+    """Queues one embed job for these memories of one user; returns its job id."""
+    ids = list(memory_ids)
+    enqueued = await jobs.enqueue(EMBED, [user_id, embed_job_key(ids)], {"memory_ids": ids})
+    return enqueued.job_id
+
+
+async def embed_memories(
+    deps: EmbedDeps, user_id: str, memory_ids: Sequence[str], *, force: bool = False
+) -> int:
+    """Embeds the current content of live memories and writes their points; returns how many.
+
+    Memories already embedded (status done: their content has not changed since) are skipped
+    unless `force`, so a duplicate job costs a read, not an embedding. A memory whose content
+    changed while it was being embedded is queued again rather than marked done, so a stale
+    vector never stands for new content.
+    """
+    memories = await deps.stores.graph.memories_of_user(user_id, memory_ids)
+    if not force:
+        memories = [m for m in memories if m.embedding_status != Status.DONE]
+    if not memories:
+        return 0
+    vectors = await deps.embedder.embed([m.content for m in memories])
+    await deps.stores.vectors.upsert(
+        [vector_point(m, v) for m, v in zip(memories, vectors, strict=True)]
+    )
+    done = await deps.stores.graph.mark_embedded(user_id, {m.id: m.content_hash for m in memories})
+    changed = [m.id for m in memories if m.id not in done]
+    if changed:
+        await enqueue_embedding(deps.jobs, user_id, changed)
+    return len(done)
+
+
+async def embed_job(ctx: JobContext) -> int:
+    """Handler of `embed` jobs: ids = [user_id, key], payload = {memory_ids}."""
+    deps: EmbedDeps = ctx.deps
+    user_id, memory_ids = ctx.ids[0], ctx.payload["memory_ids"]
+    try:
+        return await embed_memories(deps, user_id, memory_ids)
+    except Exception:
+        if ctx.attempt >= ctx.max_attempts:
+            await deps.stores.graph.set_status_any_user(memory_ids, Status.FAILED.value)
+        raise

@@ -1,0 +1,143 @@
+"""Job status for clients, and the operator's repair endpoints (admin key)."""
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Body, Path
+from pydantic import BaseModel, Field
+
+from app.deps import AdminDep, PrincipalDep, RuntimeDep
+from app.errors import NotFound
+from app.ops.tasks import REEMBED, SYNC, read_progress
+
+router = APIRouter(tags=["operations"])
+
+
+class KindStatus(BaseModel):
+    pending: int = Field(description="Waiting to run.")
+    scheduled: int = Field(description="Waiting for a retry after a failure.")
+    in_flight: int = Field(description="Running now.")
+    done: int = Field(description="Finished successfully (since the queue was created).")
+    failed: int = Field(description="Failed attempts (each retried until the last).")
+    dead: int = Field(description="Gave up after the last attempt; kept with the last error.")
+    aborted: int = Field(0, description="Cancelled attempts.")
+    oldest_pending_age_s: float | None = Field(None, description="Age of the oldest pending job.")
+
+
+class EnrichmentStatus(BaseModel):
+    """AutoMem's /enrichment/status fields, extended with one entry per job kind."""
+
+    status: Literal["running", "idle", "stopped"] = Field(
+        description="running: jobs in flight; idle: nothing to do; stopped: no worker here."
+    )
+    queue_depth: int = Field(description="Jobs waiting (pending + scheduled), all kinds.")
+    pending: int = Field(description="Jobs waiting to run, all kinds.")
+    inflight: int = Field(description="Jobs running, all kinds.")
+    processed: int = Field(description="Jobs done, all kinds.")
+    failed: int = Field(description="Failed attempts, all kinds.")
+    dead: int = Field(description="Dead jobs, all kinds.")
+    oldest_pending_age_s: float | None = Field(None, description="Oldest pending job's age.")
+    workers: int = Field(description="Job slots per kind in this process (0: separate workers).")
+    jobs: dict[str, KindStatus] = Field(description="The same figures per job kind.")
+
+
+class JobAccepted(BaseModel):
+    status: Literal["queued"] = "queued"
+    job_id: str = Field(description="Poll GET /admin/jobs/{job_id}.")
+    created: bool = Field(description="False if the same job was already pending (coalesced).")
+
+
+class JobReport(BaseModel):
+    job_id: str = Field(description="The job.")
+    kind: str = Field(description="Its kind.")
+    state: str = Field(description="queued, scheduled, running, done, dead, aborted or unknown.")
+    attempts: int = Field(description="Attempts so far.")
+    max_attempts: int = Field(description="Attempts allowed.")
+    error: str | None = Field(None, description="The last error.")
+    result: Any = Field(None, description="What the job returned (e.g. a sync report).")
+    progress: dict[str, Any] | None = Field(None, description="Progress recorded while running.")
+
+
+class ReembedRequest(BaseModel):
+    user_id: str | None = Field(None, description="Only this user's memories; null = everyone's.")
+
+
+class SyncRequest(BaseModel):
+    repair: bool = Field(True, description="Repair the drift found (false: only report it).")
+
+
+@router.get("/enrichment/status", response_model=EnrichmentStatus)
+async def enrichment_status(runtime: RuntimeDep, _: PrincipalDep) -> EnrichmentStatus:
+    """Background job figures: depth per kind, in flight, done, failed, dead, oldest age."""
+    stats = await runtime.jobs.stats()
+    kinds = {kind: KindStatus(**values) for kind, values in stats.items()}
+    total = lambda field: sum(getattr(k, field) for k in kinds.values())  # noqa: E731
+    ages = [k.oldest_pending_age_s for k in kinds.values() if k.oldest_pending_age_s is not None]
+    workers = runtime.runner.concurrency if runtime.runner else 0
+    state = "running" if total("in_flight") else ("idle" if workers else "stopped")
+    return EnrichmentStatus(
+        status=state,
+        queue_depth=total("pending") + total("scheduled"),
+        pending=total("pending"),
+        inflight=total("in_flight"),
+        processed=total("done"),
+        failed=total("failed"),
+        dead=total("dead"),
+        oldest_pending_age_s=max(ages) if ages else None,
+        workers=workers,
+        jobs=kinds,
+    )
+
+
+@router.post("/admin/reembed", status_code=202, response_model=JobAccepted)
+async def reembed(
+    runtime: RuntimeDep, _: AdminDep, body: Annotated[ReembedRequest, Body()] = ReembedRequest()
+) -> JobAccepted:
+    """Re-embeds every memory (or one user's) as a resumable job with progress."""
+    enqueued = await runtime.jobs.enqueue(REEMBED, [body.user_id or "*"], body.model_dump())
+    return JobAccepted(job_id=enqueued.job_id, created=enqueued.created)
+
+
+@router.post("/admin/sync", status_code=202, response_model=JobAccepted)
+async def sync_now(
+    runtime: RuntimeDep, _: AdminDep, body: Annotated[SyncRequest, Body()] = SyncRequest()
+) -> JobAccepted:
+    """Finds graph↔Qdrant drift (missing, orphan, stale points) and repairs it, as a job."""
+    enqueued = await runtime.jobs.enqueue(SYNC, ["manual"], body.model_dump())
+    return JobAccepted(job_id=enqueued.job_id, created=enqueued.created)
+
+
+@router.get("/admin/jobs/{job_id:path}", response_model=JobReport)
+async def job_report(
+    runtime: RuntimeDep, _: AdminDep, job_id: Annotated[str, Path(max_length=300)]
+) -> JobReport:
+    """A job's state, attempts, last error, result and progress."""
+    status = await runtime.jobs.status(job_id)
+    if status.state == "unknown":
+        raise NotFound(f"Job {job_id} not found")
+    return JobReport(
+        job_id=status.job_id,
+        kind=status.kind,
+        state=status.state,
+        attempts=status.attempts,
+        max_attempts=status.max_attempts,
+        error=status.error,
+        result=status.result,
+        progress=await read_progress(runtime.jobs, job_id),
+    )
+
+
+@router.get("/admin/dead-letters")
+async def dead_letters(runtime: RuntimeDep, _: AdminDep) -> dict[str, Any]:
+    """Jobs that gave up, newest first, each with its last error."""
+    return {"status": "success", "dead": await runtime.jobs.dead_letters()}
+
+
+@router.post("/admin/jobs/{job_id:path}/retry", status_code=202, response_model=JobAccepted)
+async def retry_dead(
+    runtime: RuntimeDep, _: AdminDep, job_id: Annotated[str, Path(max_length=300)]
+) -> JobAccepted:
+    """Runs a dead job again with fresh attempts."""
+    enqueued = await runtime.jobs.requeue_dead(job_id)
+    if enqueued is None:
+        raise NotFound(f"No dead job {job_id}")
+    return JobAccepted(job_id=enqueued.job_id, created=enqueued.created)

@@ -1,0 +1,8 @@
+"""Range index on Memory.embedding_status: the start-up backlog scan looks memories up by it."""
+
+from app.storage.graph import GraphStore
+from app.storage.schema import ensure_range_index
+
+
+async def up(graph: GraphStore) -> None:
+    await ensure_range_index(graph, "Memory", "embedding_status")
