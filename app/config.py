@@ -68,6 +68,25 @@ class Settings(BaseSettings):
     backlog_scan: bool = Field(True, validation_alias="ENGRAM_BACKLOG_SCAN")
     sync_interval_s: float = Field(3600.0, ge=0, validation_alias="SYNC_INTERVAL_S")
 
+    # Recall scoring (see app/recall/rank.py); every weight shows up in score_components.
+    recall_relevance_floor: float = Field(
+        0.25, ge=0, le=1, validation_alias="RECALL_RELEVANCE_FLOOR"
+    )
+    recall_weight_dense: float = Field(1.0, ge=0, validation_alias="RECALL_WEIGHT_DENSE")
+    recall_weight_bm25: float = Field(1.0, ge=0, validation_alias="RECALL_WEIGHT_BM25")
+    recall_weight_importance: float = Field(0.1, validation_alias="RECALL_WEIGHT_IMPORTANCE")
+    recall_weight_confidence: float = Field(0.05, validation_alias="RECALL_WEIGHT_CONFIDENCE")
+    recall_weight_recency: float = Field(0.1, validation_alias="RECALL_WEIGHT_RECENCY")
+    recall_recency_half_life_days: float = Field(
+        180.0, gt=0, validation_alias="RECALL_RECENCY_HALF_LIFE_DAYS"
+    )
+    recall_recency_curve: Literal["exp", "linear"] = Field(
+        "exp", validation_alias="RECALL_RECENCY_CURVE"
+    )
+    recall_raw_penalty: float = Field(0.05, validation_alias="RECALL_RAW_PENALTY")
+    recall_superseded_penalty: float = Field(0.15, validation_alias="RECALL_SUPERSEDED_PENALTY")
+    access_flush_interval_s: float = Field(2.0, gt=0, validation_alias="ACCESS_FLUSH_INTERVAL_S")
+
     @field_validator("admin_key")
     @classmethod
     def _admin_key_strong_enough(cls, value: str | None) -> str | None:

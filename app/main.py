@@ -10,6 +10,7 @@ from app.http_errors import install_error_handlers
 from app.memories.router import router as memories_router
 from app.ops.admin import router as admin_router
 from app.ops.router import router as ops_router
+from app.recall.router import router as recall_router
 from app.runtime import start_runtime
 
 DESCRIPTION = (
@@ -26,6 +27,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         runtime = await start_runtime(settings)
+        runtime.start_access_flush()
         if settings.workers:
             await runtime.start_workers(settings.workers)
         app.state.runtime = runtime
@@ -39,6 +41,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app = FastAPI(title="Engram", version="0.1.0", description=DESCRIPTION, lifespan=lifespan)
     install_error_handlers(app)
     app.include_router(memories_router)
+    app.include_router(recall_router)
     app.include_router(ops_router)
     app.include_router(admin_router)
     return app

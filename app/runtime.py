@@ -15,6 +15,9 @@ from app.jobs.queue import JobQueue, JobRunner
 from app.jobs.registry import job_kinds
 from app.jobs.schedule import enqueue_backlog, run_every
 from app.ops.tasks import SYNC
+from app.recall.access import AccessRecorder
+from app.recall.rank import Weights
+from app.recall.service import RecallConfig
 from app.storage import Stores
 from app.storage.falkordb_server import EmbeddedFalkorDB
 from app.storage.graph import GraphStore
@@ -30,10 +33,16 @@ class Runtime:
     stores: Stores
     embedder: Embedder
     jobs: JobQueue
+    recall_config: RecallConfig
+    access: AccessRecorder
     keyring: KeyRing | None = None
     falkordb_server: EmbeddedFalkorDB | None = None
     runner: JobRunner | None = None
     background: list[asyncio.Task] = field(default_factory=list)
+
+    def start_access_flush(self) -> None:
+        """Recall's access reinforcement, written in batches in the background."""
+        self.background.append(asyncio.create_task(self.access.run(), name="access-flush"))
 
     async def start_workers(self, concurrency: int) -> None:
         """Runs job slots in this process, plus the backlog scan and the sync schedule."""
@@ -107,7 +116,28 @@ async def start_runtime(settings: Settings, *, with_keyring: bool = True) -> Run
             await server.stop()
         raise
     keyring = _keyring(settings) if with_keyring else None
-    return Runtime(settings, stores, embedder, jobs, keyring, server)
+    access = AccessRecorder(graph, settings.access_flush_interval_s)
+    return Runtime(
+        settings, stores, embedder, jobs, recall_config(settings), access, keyring, server
+    )
+
+
+def recall_config(settings: Settings) -> RecallConfig:
+    """Recall's weights and floor, from settings."""
+    weights = Weights(
+        importance=settings.recall_weight_importance,
+        confidence=settings.recall_weight_confidence,
+        recency=settings.recall_weight_recency,
+        recency_half_life_days=settings.recall_recency_half_life_days,
+        recency_curve=settings.recall_recency_curve,
+        raw_penalty=settings.recall_raw_penalty,
+        superseded_penalty=settings.recall_superseded_penalty,
+        channel_weights={
+            "dense": settings.recall_weight_dense,
+            "bm25": settings.recall_weight_bm25,
+        },
+    )
+    return RecallConfig(weights=weights, relevance_floor=settings.recall_relevance_floor)
 
 
 def _namespace(settings: Settings) -> str:

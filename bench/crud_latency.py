@@ -11,10 +11,6 @@ Usage: .venv/bin/python bench/crud_latency.py [--requests 1000]
 import argparse
 import asyncio
 import json
-import os
-import socket
-import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -28,43 +24,7 @@ sys.path.insert(0, str(ROOT))
 from app.models import Memory, to_iso, utc_now  # noqa: E402
 from app.scope import Scope  # noqa: E402
 from app.storage.graph import GraphStore, new_id  # noqa: E402
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def percentiles(samples: list[float]) -> dict[str, float]:
-    ordered = sorted(samples)
-    pick = lambda q: ordered[min(len(ordered) - 1, int(q * len(ordered)))]  # noqa: E731
-    return {
-        "p50_ms": round(statistics.median(ordered), 2),
-        "p95_ms": round(pick(0.95), 2),
-        "p99_ms": round(pick(0.99), 2),
-        "mean_ms": round(statistics.fmean(ordered), 2),
-    }
-
-
-def start_engram(data_dir: Path, port: int, falkor_port: int) -> subprocess.Popen:
-    env = {**os.environ, "ENGRAM_DATA_DIR": str(data_dir), "ENGRAM_PORT": str(port),
-           "FALKORDB_PORT": str(falkor_port), "ENGRAM_LOG_LEVEL": "warning"}  # fmt: skip
-    for var in ("FALKORDB_URL", "QDRANT_URL", "ENGRAM_API_KEYS"):
-        env.pop(var, None)
-    return subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=env)
-
-
-def wait_ready(base: str, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"{base}/health", timeout=1).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.1)
-    raise RuntimeError("Engram did not start")
+from bench._engram import free_port, percentiles, start_engram, stop_engram, wait_ready  # noqa: E402
 
 
 def time_http(base: str, key: str, n: int) -> tuple[dict, dict]:
@@ -120,15 +80,14 @@ def main() -> None:
         process = start_engram(data_dir, port, falkor_port)
         try:
             base = f"http://127.0.0.1:{port}"
-            wait_ready(base)
+            wait_ready(base, process=process)
             key = (data_dir / "api_key").read_text().strip()
             http_write, http_read = time_http(base, key, args.requests)
             direct_write, direct_read = asyncio.run(
                 time_graph_direct(f"redis://127.0.0.1:{falkor_port}", args.requests)
             )
         finally:
-            process.terminate()
-            process.wait(timeout=60)
+            stop_engram(process)
     result = {
         "requests": args.requests,
         "POST /memory": http_write,

@@ -40,6 +40,19 @@ RETURN m.id, count(t) > 0
 """
 
 GET_MEMORY = f"MATCH (m:Memory {{id: $id}}) WHERE {IN_SCOPE} RETURN m"
+GET_MEMORIES = f"MATCH (m:Memory) WHERE m.id IN $ids AND {IN_SCOPE} RETURN m"
+# The newest memory at the end of an INVALIDATED_BY / EVOLVED_INTO chain (≤ 5 hops), per id.
+SUPERSEDED_HEADS = f"""
+MATCH (s:Memory)-[:INVALIDATED_BY|EVOLVED_INTO*1..5]->(m:Memory)
+WHERE s.id IN $ids AND {IN_SCOPE} AND NOT (m)-[:INVALIDATED_BY|EVOLVED_INTO]->(:Memory)
+RETURN s.id, m
+"""
+BROWSE = f"""
+MATCH (m:Memory) WHERE {IN_SCOPE} AND ($start IS NULL OR m.timestamp >= $start)
+  AND ($end IS NULL OR m.timestamp <= $end)
+  AND (size($tags) = 0 OR any(t IN m.tag_prefixes WHERE t IN $tags))
+RETURN m ORDER BY m.importance DESC, m.timestamp DESC LIMIT $limit
+"""
 
 UPDATE_MEMORY = f"""
 MATCH (m:Memory {{id: $id}}) WHERE {IN_SCOPE} AND m.version = $version
@@ -209,6 +222,29 @@ class GraphStore:
         """Gets a memory by id within the scope."""
         rows = await self.ro_query(GET_MEMORY, {"id": memory_id, **scope_params(scope)})
         return to_memory(rows[0][0]) if rows else None
+
+    async def get_memories(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, Memory]:
+        """Memories by id within the scope, in one query."""
+        rows = await self.ro_query(GET_MEMORIES, {"ids": list(memory_ids), **scope_params(scope)})
+        return {memory.id: memory for memory in (to_memory(row[0]) for row in rows)}
+
+    async def superseded_heads(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, Memory]:
+        """For superseded memories among the ids: the head of their replacement chain."""
+        if not memory_ids:
+            return {}
+        rows = await self.ro_query(
+            SUPERSEDED_HEADS, {"ids": list(memory_ids), **scope_params(scope)}
+        )
+        return {row[0]: to_memory(row[1]) for row in rows}
+
+    async def browse(
+        self, scope: Scope, *, tag_prefixes: Sequence[str], start: str | None, end: str | None,
+        limit: int,
+    ) -> list[Memory]:  # fmt: skip
+        """Memories without a query: by tag prefix and time window, most important first."""
+        params = {"tags": list(tag_prefixes), "start": start, "end": end, "limit": limit}
+        rows = await self.ro_query(BROWSE, {**params, **scope_params(scope)})
+        return [to_memory(row[0]) for row in rows]
 
     async def update_memory(
         self,

@@ -94,6 +94,7 @@ def payload(
     role: str = "user",
     labels: tuple[str, ...] = (),
     archived: bool = False,
+    timestamp: str = "2026-11-30T10:01:21.123456+00:00",
 ) -> dict:
     """A payload shaped like the ones the memory service builds."""
     return {
@@ -108,6 +109,7 @@ def payload(
         "archived": archived,
         "pinned": False,
         "importance": 0.5,
+        "timestamp": timestamp,
         "created_at": "2026-11-30T10:01:21.123456+00:00",
     }
 
@@ -382,7 +384,13 @@ async def catalogue(harness: Harness) -> dict[str, VectorPoint]:
     """Points with varied payloads, all matching the same query."""
     bodies = {
         "work": payload(tags=("work", "urgent"), prefixes=("proj", "proj/x"), labels=("k=1",)),
-        "home": payload(tags=("home",), prefixes=("home",), type_="preference", labels=("k=2",)),
+        "home": payload(
+            tags=("home",),
+            prefixes=("home",),
+            type_="preference",
+            labels=("k=2",),
+            timestamp="2023-05-08T13:56:00.000000+00:00",
+        ),
         "both_labels": payload(tags=("misc",), layer="episodic", labels=("k=1", "env=prod")),
         "assistant": payload(tags=("work",), role="assistant", prefixes=("proj", "proj/y")),
         "archived": payload(tags=("work",), archived=True),
@@ -408,6 +416,15 @@ FILTER_CASES: list[tuple[dict, set[str]]] = [
     (
         {"tags_any": ["work"], "include_archived": True, "exclude_tags": ["urgent"]},
         {"assistant", "archived"},
+    ),
+    ({"tags_all": ["work", "urgent"]}, {"work"}),
+    ({"tag_prefixes_all": ["proj", "proj/y"]}, {"assistant"}),
+    ({"exclude_tag_prefixes": ["proj"]}, {"home", "both_labels"}),
+    ({"time_lte": "2024-01-01T00:00:00+00:00"}, {"home"}),
+    ({"time_gte": "2024-01-01T00:00:00+00:00"}, {"work", "both_labels", "assistant"}),
+    (
+        {"time_gte": "2023-05-08T00:00:00+00:00", "time_lte": "2023-05-09T00:00:00+00:00"},
+        {"home"},
     ),
 ]
 

@@ -48,6 +48,12 @@ class VectorFilter:
     include_archived: bool = False
     exclude_tags: list[str] | None = None
     ids: list[str] | None = None
+    tags_all: list[str] | None = None  # payload "tags" contains every one
+    tag_prefixes_all: list[str] | None = None  # payload "tag_prefixes" contains every one
+    exclude_tag_prefixes: list[str] | None = None  # payload "tag_prefixes" contains none
+    time_field: str = "timestamp"  # the ISO-8601 payload field the time range applies to
+    time_gte: str | None = None
+    time_lte: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +123,7 @@ PAYLOAD_INDEXES: tuple[PayloadIndexSpec, ...] = (
     PayloadIndexSpec("archived", "bool"),
     PayloadIndexSpec("pinned", "bool"),
     PayloadIndexSpec("importance", "float"),
+    PayloadIndexSpec("timestamp", "datetime"),
     PayloadIndexSpec("created_at", "datetime"),
     PayloadIndexSpec("updated_at", "datetime"),
     PayloadIndexSpec("t_valid", "datetime"),
@@ -153,6 +160,15 @@ class FieldEmpty:
 
 
 @dataclass(frozen=True, slots=True)
+class FieldTimeRange:
+    """Payload ``key`` (an ISO-8601 datetime) lies within [gte, lte]; either bound optional."""
+
+    key: str
+    gte: str | None
+    lte: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class IdIn:
     """The point id is one of ``ids``."""
 
@@ -168,7 +184,7 @@ class Clause:
     must_not: tuple[Condition, ...] = field(default=())
 
 
-Condition = FieldEquals | FieldAny | FieldEmpty | IdIn | Clause
+Condition = FieldEquals | FieldAny | FieldEmpty | FieldTimeRange | IdIn | Clause
 
 
 def scope_conditions(scope: Scope) -> tuple[Condition, ...]:
@@ -200,11 +216,17 @@ def describe_filter(flt: VectorFilter) -> Clause:
         if values:
             must.append(FieldAny(key, tuple(values)))
     must.extend(FieldEquals("label_pairs", pair) for pair in flt.label_pairs_all or ())
+    must.extend(FieldEquals("tags", tag) for tag in flt.tags_all or ())
+    must.extend(FieldEquals("tag_prefixes", prefix) for prefix in flt.tag_prefixes_all or ())
+    if flt.time_gte or flt.time_lte:
+        must.append(FieldTimeRange(flt.time_field, flt.time_gte, flt.time_lte))
     if flt.ids is not None:
         must.append(IdIn(tuple(normalise_id(i) for i in flt.ids)))
     must_not: list[Condition] = []
     if flt.exclude_tags:
         must_not.append(FieldAny("tags", tuple(flt.exclude_tags)))
+    if flt.exclude_tag_prefixes:
+        must_not.append(FieldAny("tag_prefixes", tuple(flt.exclude_tag_prefixes)))
     if not flt.include_archived:
         must_not.append(FieldEquals("archived", True))
     return Clause(must=tuple(must), must_not=tuple(must_not))

@@ -24,6 +24,7 @@ from app.storage.vectors.base import (
     FieldAny,
     FieldEmpty,
     FieldEquals,
+    FieldTimeRange,
     IdIn,
     PayloadIndexSpec,
     VectorDimensionMismatch,
@@ -331,6 +332,8 @@ def _condition(cond: Condition) -> Any:
             return qe.FieldCondition(key=key, match=qe.MatchAny(list(values)))
         case FieldEmpty(key):
             return qe.IsEmptyCondition(key)
+        case FieldTimeRange(key, gte, lte):
+            return qe.FieldCondition(key=key, range=qe.RangeDateTime(gte=gte, lte=lte))
         case IdIn(ids):
             return qe.HasIdCondition(set(ids))
         case Clause():

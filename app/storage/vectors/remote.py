@@ -23,6 +23,7 @@ from app.storage.vectors.base import (
     FieldAny,
     FieldEmpty,
     FieldEquals,
+    FieldTimeRange,
     IdIn,
     PayloadIndexSpec,
     VectorDimensionMismatch,
@@ -314,6 +315,8 @@ def _condition(cond: Condition) -> Any:
             return models.FieldCondition(key=key, match=models.MatchAny(any=list(values)))
         case FieldEmpty(key):
             return models.IsEmptyCondition(is_empty=models.PayloadField(key=key))
+        case FieldTimeRange(key, gte, lte):
+            return models.FieldCondition(key=key, range=models.DatetimeRange(gte=gte, lte=lte))
         case IdIn(ids):
             return models.HasIdCondition(has_id=list(ids))
         case Clause():

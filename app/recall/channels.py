@@ -1,0 +1,110 @@
+"""Candidate channels, each over-fetching within the caller's scope and filters.
+
+dense and bm25 come from the vector index; when it is down, FalkorDB's full-text index stands in
+for bm25 (and the response names the channel that was missing). Each channel returns
+[(memory_id, score), …] best first.
+"""
+
+import asyncio
+import logging
+import re
+from dataclasses import dataclass, field
+
+from app.embeddings import Embedder
+from app.storage import Stores
+from app.storage.vectors import VectorFilter
+
+log = logging.getLogger(__name__)
+
+FULLTEXT = """
+CALL db.idx.fulltext.queryNodes('Memory', $text) YIELD node, score
+WITH node AS m, score
+WHERE m.user_id = $user_id AND (size(m.agent_lineage) = 0 OR $agent_id IN m.agent_lineage)
+RETURN m.id, score ORDER BY score DESC LIMIT $limit
+"""
+WORD = re.compile(r"[A-Za-z0-9]{2,}")
+
+
+@dataclass
+class ChannelRun:
+    hits: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
+    degraded: set[str] = field(default_factory=set)
+
+
+async def run_channels(
+    stores: Stores,
+    embedder: Embedder,
+    *,
+    query: str,
+    vector: list[float] | None,
+    flt: VectorFilter,
+    channels: list[str],
+    fetch: int,
+) -> ChannelRun:
+    """Runs the requested channels for one query; failures degrade, they do not fail."""
+    run = ChannelRun()
+    tasks = []
+    if "dense" in channels:
+        tasks.append(_dense(stores, embedder, query, vector, flt, fetch, run))
+    if "bm25" in channels and query:
+        tasks.append(_bm25(stores, query, flt, fetch, run))
+    await asyncio.gather(*tasks)
+    if "qdrant" in run.degraded and "bm25" in channels and query and "bm25" not in run.hits:
+        run.hits["bm25"] = await fulltext(stores, query, flt, fetch)
+    return run
+
+
+async def _dense(
+    stores: Stores,
+    embedder: Embedder,
+    query: str,
+    vector: list[float] | None,
+    flt: VectorFilter,
+    fetch: int,
+    run: ChannelRun,
+) -> None:
+    if vector is None and query:
+        try:
+            vector = await embedder.embed_query(query)
+        except Exception:  # the embedder's health records it; recall goes on with keywords
+            log.warning("query embedding failed; dense channel skipped", exc_info=True)
+            run.degraded.add("embedder")
+            return
+    if vector is None:
+        return
+    try:
+        hits = await stores.vectors.search_dense(vector, flt, fetch)
+    except Exception:  # the vector index is down: keywords fall back to the graph
+        log.warning("dense search failed", exc_info=True)
+        run.degraded.add("qdrant")
+        return
+    run.hits["dense"] = [(hit.id, hit.score) for hit in hits]
+
+
+async def _bm25(stores: Stores, query: str, flt: VectorFilter, fetch: int, run: ChannelRun) -> None:
+    try:
+        hits = await stores.vectors.search_sparse(query, flt, fetch)
+    except Exception:  # the caller falls back to the graph's full-text index
+        log.warning("sparse search failed; using the graph's full-text index", exc_info=True)
+        run.degraded.add("qdrant")
+        return
+    run.hits["bm25"] = [(hit.id, hit.score) for hit in hits]
+
+
+async def fulltext(
+    stores: Stores, query: str, flt: VectorFilter, fetch: int
+) -> list[tuple[str, float]]:
+    """Keyword hits from FalkorDB's full-text index (any query word), within the scope."""
+    words = WORD.findall(query)
+    if not words:
+        return []
+    # Query words only, OR-ed: user text never reaches RediSearch's query syntax.
+    text = "|".join(words)
+    params = {
+        "text": text,
+        "user_id": flt.scope.user_id,
+        "agent_id": flt.scope.agent_id,
+        "limit": fetch,
+    }
+    rows = await stores.graph.ro_query(FULLTEXT, params)
+    return [(row[0], float(row[1])) for row in rows]

@@ -1,0 +1,203 @@
+"""/recall parameters: AutoMem's names, aliases, defaults and clamping (automem.md §4.9).
+
+GET sends them as query parameters (lists repeated or comma-separated), POST as a JSON body;
+both end up here as one RecallParams. AutoMem's leniency is kept where clients rely on it (an
+invalid `sort` becomes `score`, `limit` is clamped); its errors are kept too (400 for an invalid
+`state_mode`, `start`, `end` or `embedding`).
+"""
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from app.errors import BadRequest
+from app.memories.fields import parse_embedding, parse_time
+
+MAX_LIMIT = 100
+TRUE = {"1", "true", "yes", "y", "on"}
+FALSE = {"0", "false", "no", "off", "n"}
+SORTS = {"score", "time_desc", "time_asc", "updated_desc", "updated_asc"}
+CHANNELS = ("dense", "bm25")
+ALIASES = {
+    "order_by": "sort",
+    "time": "time_query",
+    "expand_associations": "expand_relations",
+    "expand": "expand_relations",
+    "entity_expansion": "expand_entities",
+    "relation_expansion_limit": "expansion_limit",
+    "lang": "language",
+    "file_path": "active_path",
+    "focus_path": "active_path",
+}
+# Accepted for AutoMem compatibility but not acted on yet; echoed back as `unsupported`.
+NOT_YET = (
+    "auto_decompose", "expand_relations", "expand_entities", "expand_respect_tags",
+    "scope_fallback", "context", "language", "active_path", "context_tags", "context_types",
+    "priority_ids", "as_of", "adaptive_floor",
+)  # fmt: skip
+
+
+@dataclass
+class RecallParams:
+    query: str = ""
+    queries: list[str] = field(default_factory=list)
+    limit: int = 5
+    sort: str = "score"
+    embedding: list[float] | None = None
+    time_query: str | None = None
+    start: datetime | None = None
+    end: datetime | None = None
+    tags: list[str] = field(default_factory=list)
+    tag_mode: str = "any"
+    tag_match: str = "prefix"
+    exclude_tags: list[str] = field(default_factory=list)
+    min_score: float = 0.0
+    relevance_floor: float | None = None  # None: the configured default
+    recency_bias: str = "off"
+    state_mode: str = "current"
+    include_decayed: bool = False
+    labels: list[str] = field(default_factory=list)  # "key=value" pairs, all must match
+    types: list[str] = field(default_factory=list)
+    layers: list[str] = field(default_factory=list)
+    roles: list[str] = field(default_factory=list)
+    channels: list[str] = field(default_factory=lambda: list(CHANNELS))
+    rerank: bool = True
+    unsupported: list[str] = field(default_factory=list)
+
+
+def _flat(value: Any) -> list[str]:
+    """Repeated or comma-separated values as one list of stripped strings."""
+    items = value if isinstance(value, list) else [value]
+    out = []
+    for item in items:
+        if item is None:
+            continue
+        out += [part.strip() for part in str(item).split(",") if part.strip()]
+    return out
+
+
+def _last(value: Any) -> Any:
+    return value[-1] if isinstance(value, list) and value else value
+
+
+def _bool(value: Any, default: bool) -> bool:
+    value = _last(value)
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower() if value is not None else ""
+    return True if text in TRUE else False if text in FALSE else default
+
+
+def _int(value: Any, default: int, low: int, high: int) -> int:
+    try:
+        number = int(_last(value))
+    except (TypeError, ValueError):
+        return default
+    return min(max(number, low), high)
+
+
+def _unit(value: Any) -> float | None:
+    try:
+        return min(max(float(_last(value)), 0.0), 1.0)
+    except (TypeError, ValueError):
+        return None
+
+
+def _time(name: str, value: Any) -> datetime | None:
+    value = _last(value)
+    if value in (None, ""):
+        return None
+    try:
+        return parse_time(value)
+    except ValueError:
+        raise BadRequest(f"Invalid {name} time: {value!r} is not an ISO-8601 timestamp") from None
+
+
+def _labels(value: Any) -> list[str]:
+    if isinstance(value, dict):
+        return [f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in value.items()]
+    pairs = _flat(value)
+    bad = [p for p in pairs if "=" not in p]
+    if bad:
+        raise BadRequest(f"Invalid 'labels': use key=value pairs (got {bad[0]!r})")
+    return pairs
+
+
+def normalise(raw: dict[str, Any]) -> dict[str, Any]:
+    """Aliases resolved; the canonical name wins over an alias."""
+    data: dict[str, Any] = {}
+    for key, value in raw.items():
+        data.setdefault(ALIASES.get(key, key), value)
+    for key, value in raw.items():
+        if key not in ALIASES:
+            data[key] = value
+    return data
+
+
+def parse(raw: dict[str, Any]) -> RecallParams:
+    """RecallParams from query parameters or a JSON body (already a dict)."""
+    data = normalise(raw)
+    params = RecallParams()
+    params.query = str(_last(data.get("query")) or "").strip()
+    params.queries = _flat(data.get("queries"))
+    params.limit = _int(data.get("limit"), 5, 1, MAX_LIMIT)
+    sort = str(_last(data.get("sort")) or "score").lower()
+    params.sort = sort if sort in SORTS else "score"
+    params.embedding = _embedding(data.get("embedding"))
+    params.time_query = str(_last(data.get("time_query")) or "").strip() or None
+    params.start = _time("start", data.get("start"))
+    params.end = _time("end", data.get("end"))
+    params.tags = _flat(data.get("tags"))
+    params.tag_mode = _choice(data.get("tag_mode"), ("any", "all"), "any")
+    params.tag_match = _choice(data.get("tag_match"), ("prefix", "exact"), "prefix")
+    params.exclude_tags = _flat(data.get("exclude_tags"))
+    params.min_score = _unit(data.get("min_score")) or 0.0
+    params.relevance_floor = _unit(data.get("relevance_floor"))
+    params.recency_bias = _choice(data.get("recency_bias"), ("off", "on", "auto"), "off")
+    params.state_mode = _state_mode(data)
+    params.include_decayed = _bool(data.get("include_decayed"), False)
+    params.labels = _labels(data.get("labels"))
+    params.types = _flat(data.get("type")) + _flat(data.get("types"))
+    params.layers = _flat(data.get("layer"))
+    params.roles = _flat(data.get("role"))
+    params.channels = _channels(data.get("channels"))
+    params.rerank = _bool(data.get("rerank"), True)
+    params.unsupported = [name for name in NOT_YET if _given(data.get(name))]
+    return params
+
+
+def _given(value: Any) -> bool:
+    value = _last(value)
+    return value not in (None, "", False) and str(value).lower() not in FALSE
+
+
+def _choice(value: Any, allowed: tuple[str, ...], default: str) -> str:
+    text = str(_last(value) or default).strip().lower()
+    return text if text in allowed else default
+
+
+def _state_mode(data: dict[str, Any]) -> str:
+    if "current_only" in data:  # legacy flag, wins over state_mode (AutoMem)
+        return "current" if _bool(data["current_only"], True) else "history"
+    mode = str(_last(data.get("state_mode")) or "current").strip().lower()
+    if mode not in ("current", "history"):
+        raise BadRequest("'state_mode' must be 'current' or 'history'")
+    return mode
+
+
+def _embedding(value: Any) -> list[float] | None:
+    value = _last(value) if not isinstance(value, list) or isinstance(_last(value), str) else value
+    if value in (None, ""):
+        return None
+    try:
+        return parse_embedding(value)
+    except ValueError as exc:
+        raise BadRequest(f"Invalid 'embedding': {exc}") from None
+
+
+def _channels(value: Any) -> list[str]:
+    names = [c.lower() for c in _flat(value)] or list(CHANNELS)
+    unknown = [c for c in names if c not in CHANNELS]
+    if unknown:
+        raise BadRequest(f"Invalid 'channels': {unknown[0]!r}; use {', '.join(CHANNELS)}")
+    return names

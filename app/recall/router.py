@@ -1,0 +1,162 @@
+"""GET and POST /recall: AutoMem's parameters and response shape, plus Engram's extensions."""
+
+from typing import Any, Literal
+
+from fastapi import APIRouter, Body, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.deps import RuntimeDep, ScopeDep
+from app.errors import BadRequest
+from app.memories.router import public
+from app.models import to_iso
+from app.recall import params as recall_params
+from app.recall import service
+from app.recall.service import RecallOutcome
+
+router = APIRouter(tags=["recall"])
+
+
+class RecallRequest(BaseModel):
+    """POST /recall body; GET takes the same names as query parameters (lists comma-separated)."""
+
+    model_config = ConfigDict(extra="allow")
+    query: str = Field("", description="What to look for.")
+    queries: list[str] | None = Field(None, description="Several queries, merged and deduped.")
+    limit: int = Field(5, description="Results wanted, clamped to 1–100.")
+    sort: str = Field("score", description="score, time_desc, time_asc, updated_desc, updated_asc.")
+    embedding: list[float] | None = Field(None, description="A query vector instead of text.")
+    time_query: str | None = Field(None, description="e.g. yesterday, last 3 days, in March 2023.")
+    start: str | None = Field(None, description="Window start (ISO-8601); wins over time_query.")
+    end: str | None = Field(None, description="Window end (ISO-8601).")
+    tags: list[str] | None = Field(None, description="Tag filter (hard).")
+    tag_mode: str = Field("any", description="any or all.")
+    tag_match: str = Field("prefix", description="prefix (hierarchical) or exact.")
+    exclude_tags: list[str] | None = Field(None, description="Drop memories with these tags.")
+    labels: dict[str, Any] | None = Field(None, description="Label filter: every pair must match.")
+    type: list[str] | None = Field(None, description="Only these memory types.")
+    layer: list[str] | None = Field(None, description="raw and/or consolidated.")
+    role: list[str] | None = Field(None, description="user and/or assistant.")
+    state_mode: str = Field("current", description="current (default) or history.")
+    include_decayed: bool = Field(False, description="Include memories past their TTL.")
+    min_score: float = Field(0.0, description="Drop results whose final score is lower.")
+    relevance_floor: float | None = Field(
+        None, description="Dense similarity below which a memory with no keyword hit is dropped."
+    )
+    channels: list[str] | None = Field(None, description="dense and/or bm25 (default both).")
+    rerank: bool = Field(True, description="false: pure fused match order (evaluation).")
+
+
+class RecallItem(BaseModel):
+    id: str = Field(description="The memory's id.")
+    score: float = Field(description="Final score (same as final_score).")
+    final_score: float = Field(description="Final score.")
+    original_score: float = Field(description="The fused match score before adjustments.")
+    match_score: float = Field(description="The fused match score.")
+    match_type: str = Field(description="vector, keyword, tag or state_replacement.")
+    source: Literal["qdrant", "graph"] = Field(description="Where the candidate came from.")
+    memory: dict[str, Any] = Field(description="The memory, read from the graph.")
+    score_components: dict[str, float] = Field(description="Every term of the final score.")
+    relations: list[dict[str, Any]] = Field(description="Related memories (expansions; none yet).")
+    state_replaces: str | None = Field(None, description="The superseded memory this replaces.")
+
+
+class RecallResponse(BaseModel):
+    status: Literal["success"] = "success"
+    query: str = Field(description="The query.")
+    results: list[RecallItem] = Field(description="Best first; at most `limit`.")
+    count: int = Field(description="Number of results.")
+    sort: str = Field(description="The order used.")
+    state_mode: str = Field(description="current or history.")
+    degraded: list[str] = Field(description="Channels that were unavailable (e.g. qdrant).")
+    vector_search: dict[str, Any] = Field(description="{enabled, matched}.")
+    time_window: dict[str, Any] | None = Field(None, description="{start, end} if any.")
+    state_filter: dict[str, Any] = Field(description="Suppressed and replaced counts.")
+    score_filter: dict[str, Any] = Field(description="min_score, relevance floor, filtered count.")
+    unsupported: list[str] = Field(description="Parameters accepted but not acted on yet.")
+    query_time_ms: float = Field(description="Server time spent.")
+
+
+@router.get("/recall", response_model=RecallResponse)
+async def recall_get(request: Request, runtime: RuntimeDep, scope: ScopeDep) -> JSONResponse:
+    """Finds memories by meaning and keywords (AutoMem's GET /recall parameters)."""
+    raw: dict[str, Any] = {}
+    for key, value in request.query_params.multi_items():
+        raw.setdefault(key, []).append(value)
+    return await _recall(runtime, scope, raw)
+
+
+@router.post("/recall", response_model=RecallResponse)
+async def recall_post(
+    runtime: RuntimeDep, scope: ScopeDep, body: dict[str, Any] = Body(...)
+) -> JSONResponse:
+    """The same as GET /recall, with a JSON body (see RecallRequest)."""
+    return await _recall(runtime, scope, body)
+
+
+async def _recall(runtime: RuntimeDep, scope: ScopeDep, raw: dict[str, Any]) -> JSONResponse:
+    params = recall_params.parse(raw)
+    if params.embedding is not None and len(params.embedding) != runtime.embedder.dimension:
+        raise BadRequest(
+            f"Invalid 'embedding': must contain exactly {runtime.embedder.dimension} values "
+            f"({len(params.embedding)} provided)"
+        )
+    outcome = await service.recall(
+        stores=runtime.stores, embedder=runtime.embedder, scope=scope, params=params,
+        config=runtime.recall_config,
+    )  # fmt: skip
+    runtime.access.record(scope.user_id, [hit.memory.id for hit in outcome.hits])
+    return JSONResponse(_response(params, outcome, runtime.recall_config.relevance_floor))
+
+
+def _response(params: recall_params.RecallParams, outcome: RecallOutcome, floor: float) -> dict:
+    results = [_item(hit) for hit in outcome.hits]
+    window = outcome.window
+    unsupported = list(params.unsupported)
+    if not outcome.time_understood:
+        unsupported.append(f"time_query: {params.time_query!r} not understood")
+    return {
+        "status": "success",
+        "query": params.query,
+        "results": results,
+        "count": len(results),
+        "sort": params.sort,
+        "state_mode": params.state_mode,
+        "degraded": outcome.degraded,
+        "vector_search": {"enabled": "dense" in params.channels, "matched": outcome.vector_matched},
+        "time_window": {"start": to_iso(window[0]), "end": to_iso(window[1])} if window else None,
+        "tags": params.tags,
+        "tag_mode": params.tag_mode,
+        "tag_match": params.tag_match,
+        "state_filter": {
+            "current_only": params.state_mode == "current",
+            **service.describe(outcome),
+        },
+        "score_filter": {
+            "min_score": params.min_score,
+            "relevance_floor": floor if params.relevance_floor is None else params.relevance_floor,
+            "filtered_count": outcome.floored,
+        },
+        "unsupported": unsupported,
+        "query_time_ms": outcome.elapsed_ms,
+    }
+
+
+def _item(hit: service.Hit) -> dict[str, Any]:
+    scored = hit.scored
+    item = {
+        "id": hit.memory.id,
+        "score": round(scored.score, 6),
+        "final_score": round(scored.score, 6),
+        "original_score": round(scored.match, 6),
+        "match_score": round(scored.match, 6),
+        "match_type": hit.match_type,
+        "source": "qdrant" if hit.match_type in ("vector", "keyword") else "graph",
+        "memory": public(hit.memory),
+        "score_components": scored.components,
+        "relations": [],
+        "_query": hit.query,
+    }
+    if hit.replaces:
+        item["state_replaces"] = hit.replaces
+    return item

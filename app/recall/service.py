@@ -1,0 +1,265 @@
+"""Recall: channels → fusion → hydration from the graph → state filter → scoring → floor → order.
+
+Every candidate is re-read from the graph within the caller's scope before it is shown, so a
+stale or foreign point in the vector index can never surface. Results leave in score order.
+"""
+
+import logging
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from app.embeddings import Embedder
+from app.models import Memory, to_iso, utc_now
+from app.recall import rank
+from app.recall.channels import run_channels
+from app.recall.params import RecallParams
+from app.recall.timewindow import parse_time_phrase
+from app.scope import Scope
+from app.storage import Stores
+from app.storage.vectors import VectorFilter
+
+log = logging.getLogger(__name__)
+
+FETCH_FACTOR = 4
+FETCH_MIN = 50
+FETCH_MAX = 200
+SORT_KEYS = {
+    "time_desc": ("timestamp", True),
+    "time_asc": ("timestamp", False),
+    "updated_desc": ("updated_at", True),
+    "updated_asc": ("updated_at", False),
+}
+
+
+@dataclass
+class RecallConfig:
+    weights: rank.Weights = field(default_factory=rank.Weights)
+    relevance_floor: float = 0.25  # dense cosine below this, with no keyword hit → dropped
+
+
+@dataclass
+class Hit:
+    memory: Memory
+    scored: rank.Scored
+    match_type: str
+    query: str
+    replaces: str | None = None
+
+
+@dataclass
+class RecallOutcome:
+    hits: list[Hit]
+    window: tuple[datetime, datetime] | None
+    time_understood: bool
+    degraded: list[str]
+    suppressed: int
+    replaced: int
+    floored: int
+    vector_matched: int
+    elapsed_ms: float = 0.0
+
+
+def time_window(
+    params: RecallParams, now: datetime
+) -> tuple[tuple[datetime, datetime] | None, bool]:
+    """start/end win over time_query (AutoMem); an unknown phrase is reported, not ignored."""
+    if params.start or params.end:
+        return (params.start or datetime.min.replace(tzinfo=now.tzinfo), params.end or now), True
+    if params.time_query:
+        window = parse_time_phrase(params.time_query, now)
+        return window, window is not None
+    return None, True
+
+
+def vector_filter(scope: Scope, params: RecallParams, window: tuple | None) -> VectorFilter:
+    """Tags, labels, types, layers, roles and time pushed down into the vector index."""
+    lowered = [t.lower() for t in params.tags]
+    prefix = params.tag_match == "prefix"
+    any_mode = params.tag_mode == "any"
+    return VectorFilter(
+        scope=scope,
+        tag_prefixes_any=lowered if prefix and any_mode else None,
+        tag_prefixes_all=lowered if prefix and not any_mode else None,
+        tags_any=params.tags if not prefix and any_mode else None,
+        tags_all=params.tags if not prefix and not any_mode else None,
+        exclude_tag_prefixes=[t.lower() for t in params.exclude_tags] or None,
+        types=_canonical_types(params.types),
+        layers=params.layers or None,
+        roles=params.roles or None,
+        label_pairs_all=params.labels or None,
+        include_archived=params.state_mode == "history",
+        time_gte=to_iso(window[0]) if window else None,
+        time_lte=to_iso(window[1]) if window else None,
+    )
+
+
+def _canonical_types(names: list[str]) -> list[str] | None:
+    from app.memories.fields import parse_type
+
+    return [parse_type(n).value for n in names] or None
+
+
+async def recall(
+    *, stores: Stores, embedder: Embedder, scope: Scope, params: RecallParams, config: RecallConfig
+) -> RecallOutcome:
+    """Runs a recall and returns ordered hits with their score components."""
+    started = time.perf_counter()
+    now = utc_now()
+    window, understood = time_window(params, now)
+    flt = vector_filter(scope, params, window)
+    queries = list(dict.fromkeys(q for q in [params.query, *params.queries] if q))
+    if queries or params.embedding is not None:
+        outcome = await _search(stores, embedder, scope, params, config, flt, queries, now)
+    else:
+        outcome = await _browse(stores, scope, params, window)
+    outcome.window, outcome.time_understood = window, understood
+    outcome.elapsed_ms = round((time.perf_counter() - started) * 1000, 2)
+    return outcome
+
+
+async def _search(
+    stores: Stores,
+    embedder: Embedder,
+    scope: Scope,
+    params: RecallParams,
+    config: RecallConfig,
+    flt: VectorFilter,
+    queries: list[str],
+    now: datetime,
+) -> RecallOutcome:
+    fetch = min(max(params.limit * FETCH_FACTOR, FETCH_MIN), FETCH_MAX)
+    best: dict[str, tuple[rank.Candidate, str, list[str]]] = {}
+    degraded: set[str] = set()
+    vector_matched = 0
+    for query in queries or [""]:
+        run = await run_channels(
+            stores, embedder, query=query, vector=params.embedding, flt=flt,
+            channels=params.channels, fetch=fetch,
+        )  # fmt: skip
+        degraded |= run.degraded
+        vector_matched += len(run.hits.get("dense", []))
+        ran = list(run.hits)
+        for memory_id, candidate in rank.fuse(run.hits).items():
+            kept = best.get(memory_id)
+            if kept is None or rank.match_score(candidate, config.weights, ran) > rank.match_score(
+                kept[0], config.weights, kept[2]
+            ):
+                best[memory_id] = (candidate, query, ran)
+    memories = await stores.graph.get_memories(scope, list(best))
+    visible, suppressed = _current_state(memories, params, now)
+    heads = await _replacements(stores, scope, visible, params)
+    hits, floored = _score(best, visible, heads, params, config, now)
+    ordered = _order(hits, params)
+    return RecallOutcome(
+        hits=ordered[: params.limit], window=None, time_understood=True, degraded=sorted(degraded),
+        suppressed=suppressed, replaced=len(heads), floored=floored, vector_matched=vector_matched,
+    )  # fmt: skip
+
+
+def _current_state(
+    memories: dict[str, Memory], params: RecallParams, now: datetime
+) -> tuple[dict[str, Memory], int]:
+    """current: hides archived, decayed, not-yet-valid and no-longer-valid memories."""
+    if params.state_mode == "history":
+        return memories, 0
+    stamp = to_iso(now)
+    visible = {
+        memory_id: m
+        for memory_id, m in memories.items()
+        if not m.archived
+        and not (m.t_valid and m.t_valid > stamp)
+        and not (m.t_invalid and m.t_invalid <= stamp)
+        and (params.include_decayed or not (m.expires_at and m.expires_at <= stamp))
+    }
+    return visible, len(memories) - len(visible)
+
+
+async def _replacements(
+    stores: Stores, scope: Scope, visible: dict[str, Memory], params: RecallParams
+) -> dict[str, Memory]:
+    """current: a superseded memory gives way to the head of its replacement chain."""
+    if params.state_mode == "history" or not visible:
+        return {}
+    return await stores.graph.superseded_heads(scope, list(visible))
+
+
+def _score(
+    best: dict[str, tuple[rank.Candidate, str, list[str]]],
+    visible: dict[str, Memory],
+    heads: dict[str, Memory],
+    params: RecallParams,
+    config: RecallConfig,
+    now: datetime,
+) -> tuple[list[Hit], int]:
+    floor = config.relevance_floor if params.relevance_floor is None else params.relevance_floor
+    hits: dict[str, Hit] = {}
+    floored = 0
+    for memory_id, memory in visible.items():
+        candidate, query, ran = best[memory_id]
+        if not _passes_floor(candidate, floor):
+            floored += 1
+            continue
+        shown = heads.get(memory_id, memory)
+        scored = rank.score(
+            candidate, memory.model_dump(), now=now, weights=config.weights, channels=ran,
+            adjust=params.rerank,
+        )  # fmt: skip
+        if scored.score < params.min_score:
+            floored += 1
+            continue
+        match_type = "state_replacement" if shown is not memory else _match_type(candidate)
+        hit = Hit(shown, scored, match_type, query, memory_id if shown is not memory else None)
+        if shown.id not in hits or hits[shown.id].scored.score < scored.score:
+            hits[shown.id] = hit
+    return list(hits.values()), floored
+
+
+def _passes_floor(candidate: rank.Candidate, floor: float) -> bool:
+    """Kept if a keyword matched or the meaning is close enough; else it is unrelated."""
+    if "bm25" in candidate.scores or "fulltext" in candidate.scores:
+        return True
+    return candidate.scores.get("dense", 0.0) >= floor
+
+
+def _match_type(candidate: rank.Candidate) -> str:
+    if "dense" in candidate.ranks:
+        return "vector"
+    return "keyword"
+
+
+def _order(hits: list[Hit], params: RecallParams) -> list[Hit]:
+    if params.sort in SORT_KEYS:
+        key, reverse = SORT_KEYS[params.sort]
+        return sorted(hits, key=lambda h: getattr(h.memory, key) or "", reverse=reverse)
+    by_id = {h.scored.id: h for h in hits}
+    ordered = rank.rank([h.scored for h in hits])
+    return [by_id[s.id] for s in ordered]
+
+
+async def _browse(
+    stores: Stores, scope: Scope, params: RecallParams, window: tuple | None
+) -> RecallOutcome:
+    """No query: the most important memories in the tag scope and time window."""
+    memories = await stores.graph.browse(
+        scope,
+        tag_prefixes=[t.lower() for t in params.tags],
+        start=to_iso(window[0]) if window else None,
+        end=to_iso(window[1]) if window else None,
+        limit=params.limit,
+    )
+    hits = [
+        Hit(m, rank.Scored(m.id, m.importance, 0.0, {"importance": m.importance}), "tag", "")
+        for m in memories
+    ]
+    return RecallOutcome(hits, None, True, [], 0, 0, 0, 0)
+
+
+def describe(outcome: RecallOutcome) -> dict[str, Any]:
+    """Counts for the response's diagnostics."""
+    return {
+        "suppressed_count": outcome.suppressed,
+        "replacement_count": outcome.replaced,
+        "floored_count": outcome.floored,
+    }

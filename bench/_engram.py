@@ -1,0 +1,76 @@
+"""Helpers shared by the benchmarks: start Engram on the embedded default, wait, percentiles."""
+
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import IO
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+EXTERNAL_STORE_VARS = ("FALKORDB_URL", "QDRANT_URL", "ENGRAM_API_KEYS")
+
+
+def free_port() -> int:
+    """A TCP port that is free on 127.0.0.1 right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def percentiles(samples: list[float]) -> dict[str, float]:
+    """p50 (median), p95, p99 and mean of millisecond samples, rounded to 0.01."""
+    ordered = sorted(samples)
+    pick = lambda q: ordered[min(len(ordered) - 1, int(q * len(ordered)))]  # noqa: E731
+    return {
+        "p50_ms": round(statistics.median(ordered), 2),
+        "p95_ms": round(pick(0.95), 2),
+        "p99_ms": round(pick(0.99), 2),
+        "mean_ms": round(statistics.fmean(ordered), 2),
+    }
+
+
+def start_engram(
+    data_dir: Path,
+    port: int,
+    falkor_port: int,
+    *,
+    env: dict[str, str] | None = None,
+    stdout: IO | None = None,
+) -> subprocess.Popen:
+    """Starts `python -m app` on the embedded default (own FalkorDB server, Qdrant Edge shard)."""
+    child_env = {**os.environ, "ENGRAM_DATA_DIR": str(data_dir), "ENGRAM_PORT": str(port),
+                 "FALKORDB_PORT": str(falkor_port), "ENGRAM_LOG_LEVEL": "warning"}  # fmt: skip
+    for var in EXTERNAL_STORE_VARS:
+        child_env.pop(var, None)
+    child_env.update(env or {})
+    return subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=child_env, stdout=stdout)
+
+
+def wait_ready(base: str, timeout: float = 60, process: subprocess.Popen | None = None) -> None:
+    """Waits until GET /health answers 200; fails early if the process has exited."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process is not None and process.poll() is not None:
+            raise RuntimeError(f"Engram exited with code {process.returncode} while starting")
+        try:
+            if httpx.get(f"{base}/health", timeout=1).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError("Engram did not start")
+
+
+def stop_engram(process: subprocess.Popen, timeout: float = 60) -> None:
+    """Terminates the process and waits for it (kills it if it does not stop in time)."""
+    process.terminate()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()

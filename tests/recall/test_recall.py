@@ -1,0 +1,163 @@
+"""/recall end to end on the real local embedder: order, floor, filters, state, tenancy."""
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+
+from tests.conftest import ALICE_KEY, BOB_KEY, auth, running_client, test_settings
+
+H, BOB = auth(ALICE_KEY), auth(BOB_KEY)
+
+MEMORIES = {
+    "tea": {"content": "Alice drinks green tea every morning", "tags": ["drinks"], "type": "Habit"},
+    "cat": {"content": "Alice has a cat named Miso", "tags": ["pets"], "importance": 0.9},
+    "rust": {"content": "The billing service is written in Rust", "tags": ["project:billing/core"]},
+    "trip": {
+        "content": "Alice visited Lisbon for a conference",
+        "tags": ["travel"],
+        "timestamp": "2023-03-14T10:00:00Z",
+    },
+    "old": {
+        "content": "Alice's office was in the old building",
+        "t_invalid": "2024-01-01T00:00:00Z",
+        "t_valid": "2020-01-01T00:00:00Z",
+    },
+}
+
+
+@pytest.fixture(scope="module")
+async def recall_app(
+    falkordb_url: str, tmp_path_factory
+) -> AsyncIterator[tuple[httpx.AsyncClient, dict]]:
+    settings = test_settings(
+        tmp_path_factory.mktemp("recall"), falkordb_url=falkordb_url,
+        embedding_provider="local", embedding_dimensions=None, workers=2, jobs_sweep_s=1,
+    )  # fmt: skip
+    async with running_client(settings) as client:
+        ids = {}
+        for name, body in MEMORIES.items():
+            response = await client.post("/memory", json=body, headers=H)
+            ids[name] = response.json()["memory_id"]
+        await client.post(
+            "/memory", json={"content": "Bob's secret: green tea recipe"}, headers=BOB
+        )
+        await _wait_embedded(client)
+        yield client, ids
+
+
+async def _wait_embedded(client: httpx.AsyncClient) -> None:
+    graph = client.app.state.stores.graph
+    deadline = time.monotonic() + 60
+    while await graph.unembedded(after="", limit=1):
+        assert time.monotonic() < deadline, "embeddings not done"
+        await asyncio.sleep(0.1)
+
+
+async def recall(client: httpx.AsyncClient, headers=H, **params) -> dict:
+    response = await client.get("/recall", params=params, headers=headers)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+async def test_best_match_first_in_score_order_with_components(recall_app):
+    client, ids = recall_app
+    body = await recall(client, query="what does Alice drink in the morning?", limit=3)
+    assert body["results"][0]["id"] == ids["tea"]
+    scores = [r["final_score"] for r in body["results"]]
+    assert scores == sorted(scores, reverse=True)
+    components = body["results"][0]["score_components"]
+    assert {"match", "vector", "keyword", "importance", "recency"} <= set(components)
+    assert body["results"][0]["memory"]["id"] == ids["tea"]
+
+
+async def test_post_recall_gives_the_same_answer(recall_app):
+    client, ids = recall_app
+    response = await client.post("/recall", json={"query": "Alice's pet", "limit": 2}, headers=H)
+    assert response.status_code == 200
+    assert response.json()["results"][0]["id"] == ids["cat"]
+
+
+async def test_relevance_floor_drops_unrelated_memories(recall_app):
+    client, _ = recall_app
+    body = await recall(client, query="quantum chromodynamics lattice gauge", limit=10)
+    assert body["results"] == []
+    assert body["score_filter"]["filtered_count"] > 0
+    unfloored = await recall(
+        client, query="quantum chromodynamics lattice gauge", relevance_floor=0
+    )
+    assert unfloored["count"] > 0
+
+
+async def test_tag_prefix_filter_and_exclusion(recall_app):
+    client, ids = recall_app
+    body = await recall(client, query="service written in", tags="project", limit=5)
+    assert [r["id"] for r in body["results"]] == [ids["rust"]]
+    excluded = await recall(client, query="Alice", exclude_tags="drinks,pets", limit=10)
+    assert ids["tea"] not in {r["id"] for r in excluded["results"]}
+    assert ids["cat"] not in {r["id"] for r in excluded["results"]}
+
+
+async def test_time_window_from_phrase_and_unknown_phrase_is_reported(recall_app):
+    client, ids = recall_app
+    body = await recall(client, query="Alice trip", time_query="in March 2023", limit=5)
+    assert [r["id"] for r in body["results"]] == [ids["trip"]]
+    assert body["time_window"]["start"].startswith("2023-03-01")
+    vague = await recall(client, query="Alice trip", time_query="around the solstice")
+    assert any("not understood" in note for note in vague["unsupported"])
+
+
+async def test_state_modes(recall_app):
+    client, ids = recall_app
+    current = await recall(client, query="Alice office building", limit=5)
+    assert ids["old"] not in {r["id"] for r in current["results"]}
+    assert current["state_filter"]["suppressed_count"] >= 1
+    history = await recall(client, query="Alice office building", state_mode="history", limit=5)
+    assert ids["old"] in {r["id"] for r in history["results"]}
+    bad = await client.get("/recall", params={"query": "x", "state_mode": "sometimes"}, headers=H)
+    assert bad.status_code == 400
+    assert bad.json()["message"] == "'state_mode' must be 'current' or 'history'"
+
+
+async def test_limit_is_clamped_and_bad_sort_falls_back(recall_app):
+    client, _ = recall_app
+    body = await recall(client, query="Alice", limit=0, relevance_floor=0)
+    assert body["count"] == 1
+    body = await recall(client, query="Alice", limit=1000, sort="sideways", relevance_floor=0)
+    assert body["sort"] == "score" and body["count"] <= 100
+
+
+async def test_no_channel_leaks_across_users(recall_app):
+    client, ids = recall_app
+    bob = await recall(
+        client, headers=BOB, query="Alice green tea morning cat", limit=10, relevance_floor=0
+    )
+    assert [r["memory"]["user_id"] for r in bob["results"]] == ["bob"]
+    for channels in ("bm25", "dense"):
+        only = await recall(
+            client, headers=BOB, query="Alice cat Miso", channels=channels, relevance_floor=0
+        )
+        assert all(r["memory"]["user_id"] == "bob" for r in only["results"])
+    alice = await recall(client, query="secret recipe", limit=10, relevance_floor=0)
+    assert all(r["memory"]["user_id"] == "alice" for r in alice["results"])
+
+
+async def test_keyword_fallback_to_graph_when_vector_index_is_down(falkordb_url, tmp_path):
+    settings = test_settings(tmp_path, falkordb_url=falkordb_url)
+    async with running_client(settings) as client:
+        await client.post("/memory", json={"content": "Zanzibar spice market notes"}, headers=H)
+        await client.post("/memory", json={"content": "Zanzibar is Bob's"}, headers=BOB)
+        await client.app.state.stores.vectors.close()
+        body = await recall(client, query="zanzibar market")
+        assert "qdrant" in body["degraded"]
+        assert [r["memory"]["content"] for r in body["results"]] == ["Zanzibar spice market notes"]
+
+
+async def test_access_is_reinforced_asynchronously(recall_app):
+    client, ids = recall_app
+    await recall(client, query="Alice's cat", limit=1)
+    await client.app.state.runtime.access.flush()
+    memory = (await client.get(f"/memory/{ids['cat']}", headers=H)).json()["memory"]
+    assert memory["access_count"] >= 1 and memory["last_accessed"] > memory["created_at"]
