@@ -10,6 +10,7 @@ from app.http_errors import install_error_handlers
 from app.memories.router import router as memories_router
 from app.ops.admin import router as admin_router
 from app.ops.router import router as ops_router
+from app.recall.core_router import router as core_router
 from app.recall.router import router as recall_router
 from app.runtime import start_runtime
 
@@ -42,6 +43,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_error_handlers(app)
     app.include_router(memories_router)
     app.include_router(recall_router)
+    app.include_router(core_router)
     app.include_router(ops_router)
     app.include_router(admin_router)
     return app

@@ -47,6 +47,24 @@ MATCH (s:Memory)-[:INVALIDATED_BY|EVOLVED_INTO*1..5]->(m:Memory)
 WHERE s.id IN $ids AND {IN_SCOPE} AND NOT (m)-[:INVALIDATED_BY|EVOLVED_INTO]->(:Memory)
 RETURN s.id, m
 """
+PINNED = f"""
+MATCH (m:Memory) WHERE {IN_SCOPE} AND m.pinned = true AND m.layer <> 'raw'
+RETURN m ORDER BY m.importance DESC, m.updated_at DESC LIMIT $limit
+"""
+IMPORTANT = f"""
+MATCH (m:Memory) WHERE {IN_SCOPE} AND NOT m.pinned AND m.layer <> 'raw'
+  AND m.importance >= $min_importance AND NOT m.archived
+RETURN m ORDER BY m.importance DESC, m.updated_at DESC LIMIT $limit
+"""
+RECENT = f"""
+MATCH (m:Memory) WHERE {IN_SCOPE} AND m.layer <> 'raw' AND m.timestamp >= $since
+  AND NOT m.archived
+RETURN m ORDER BY m.timestamp DESC LIMIT $limit
+"""
+TAGGED_EXACT = f"""
+MATCH (m:Memory) WHERE {IN_SCOPE} AND any(t IN m.tags WHERE t IN $tags) AND NOT m.archived
+RETURN m ORDER BY m.importance DESC, m.timestamp DESC LIMIT $limit
+"""
 BROWSE = f"""
 MATCH (m:Memory) WHERE {IN_SCOPE} AND ($start IS NULL OR m.timestamp >= $start)
   AND ($end IS NULL OR m.timestamp <= $end)
@@ -244,6 +262,25 @@ class GraphStore:
         """Memories without a query: by tag prefix and time window, most important first."""
         params = {"tags": list(tag_prefixes), "start": start, "end": end, "limit": limit}
         rows = await self.ro_query(BROWSE, {**params, **scope_params(scope)})
+        return [to_memory(row[0]) for row in rows]
+
+    async def core_candidates(
+        self, scope: Scope, *, min_importance: float, since: str, limit: int
+    ) -> tuple[list[Memory], list[Memory], list[Memory]]:
+        """Pinned, most important non-pinned, and recent memories (raw layer excluded)."""
+        base = scope_params(scope)
+        pinned, important, recent = await asyncio.gather(
+            self.ro_query(PINNED, {**base, "limit": 200}),
+            self.ro_query(IMPORTANT, {**base, "min_importance": min_importance, "limit": limit}),
+            self.ro_query(RECENT, {**base, "since": since, "limit": limit}),
+        )
+        return tuple([to_memory(row[0]) for row in rows] for rows in (pinned, important, recent))
+
+    async def tagged(self, scope: Scope, tags: Sequence[str], limit: int) -> list[Memory]:
+        """Memories with any of the exact (case-sensitive) tags, most important first."""
+        rows = await self.ro_query(
+            TAGGED_EXACT, {"tags": list(tags), "limit": limit, **scope_params(scope)}
+        )
         return [to_memory(row[0]) for row in rows]
 
     async def update_memory(

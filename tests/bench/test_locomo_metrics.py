@@ -18,6 +18,7 @@ from bench.locomo import (
     normalise_dia_id,
     parse_evidence,
     parse_session_date,
+    question_row,
     ranked_dia_ids,
     recall_at,
     reciprocal_rank,
@@ -241,19 +242,53 @@ def test_score() -> None:
     }
 
 
-def row(category: int, ms: float, value: float) -> dict:
+def row(category: int, ms: float, value: float, returned: int, degraded: list[str]) -> dict:
     """A per-question row with every metric equal to `value`."""
     metrics = dict.fromkeys(("r@1", "r@5", "r@10", "r@20", "hit@10", "mrr"), value)
-    return {"category": category, "ms": ms, **metrics}
+    ranked = ["D1:1"] * returned
+    return {"category": category, "ms": ms, "ranked": ranked, "degraded": degraded, **metrics}
 
 
-ROWS = [row(1, 10.0, 1.0), row(1, 20.0, 0.0), row(4, 30.0, 0.5), row(4, 40.0, 0.5)]
+ROWS = [
+    row(1, 10.0, 1.0, 20, []),
+    row(1, 20.0, 0.0, 0, ["qdrant"]),
+    row(4, 30.0, 0.5, 20, []),
+    row(4, 40.0, 0.5, 5, []),
+]
 
 
 def test_summarise() -> None:
     metrics = dict.fromkeys(("r@1", "r@5", "r@10", "r@20", "hit@10", "mrr"), 0.5)
-    assert summarise(ROWS) == {"n": 4, **metrics, "p50_ms": 25.0, "p95_ms": 40.0}
+    assert summarise(ROWS) == {
+        "n": 4,
+        **metrics,
+        "p50_ms": 25.0,
+        "p95_ms": 40.0,
+        "mean_returned": 11.25,
+        "degraded": 1,
+    }
+    assert summarise(ROWS[:1])["p95_ms"] == 10.0
     assert summarise([]) == {"n": 0}
+
+
+def test_question_row() -> None:
+    question = Question("conv-1", 7, 2, "When?", ("D1:1", "D2:2"))
+    body = {"results": [{"memory": {"metadata": {"dia_id": "D2:2"}}}], "degraded": []}
+    assert question_row(question, body, 12.3456) == {
+        "sample_id": "conv-1",
+        "qa_index": 7,
+        "category": 2,
+        "evidence": ["D1:1", "D2:2"],
+        "ranked": ["D2:2"],
+        "degraded": [],
+        "ms": 12.35,
+        "r@1": 0.5,
+        "r@5": 0.5,
+        "r@10": 0.5,
+        "r@20": 0.5,
+        "hit@10": 1.0,
+        "mrr": 1.0,
+    }
 
 
 def test_summarise_by_category() -> None:
