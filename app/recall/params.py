@@ -33,7 +33,7 @@ ALIASES = {
 NOT_YET = (
     "auto_decompose", "expand_relations", "expand_entities", "expand_respect_tags",
     "scope_fallback", "context", "language", "active_path", "context_tags", "context_types",
-    "priority_ids", "as_of", "adaptive_floor",
+    "priority_ids", "adaptive_floor",
 )  # fmt: skip
 
 
@@ -56,6 +56,7 @@ class RecallParams:
     recency_bias: str = "off"
     state_mode: str = "current"
     include_decayed: bool = False
+    as_of: datetime | None = None
     labels: list[str] = field(default_factory=list)  # "key=value" pairs, all must match
     types: list[str] = field(default_factory=list)
     layers: list[str] = field(default_factory=list)
@@ -156,6 +157,7 @@ def parse(raw: dict[str, Any]) -> RecallParams:
     params.recency_bias = _choice(data.get("recency_bias"), ("off", "on", "auto"), "off")
     params.state_mode = _state_mode(data)
     params.include_decayed = _bool(data.get("include_decayed"), False)
+    params.as_of = _time("as_of", data.get("as_of"))
     params.labels = _labels(data.get("labels"))
     params.types = _flat(data.get("type")) + _flat(data.get("types"))
     params.layers = _flat(data.get("layer"))

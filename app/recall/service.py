@@ -13,7 +13,7 @@ from typing import Any
 from app.embeddings import Embedder
 from app.models import Memory, to_iso, utc_now
 from app.recall import rank
-from app.recall.channels import run_channels
+from app.recall.channels import WORD, run_channels
 from app.recall.params import RecallParams
 from app.recall.timewindow import parse_time_phrase
 from app.scope import Scope
@@ -110,7 +110,9 @@ async def recall(
     window, understood = time_window(params, now)
     flt = vector_filter(scope, params, window)
     queries = list(dict.fromkeys(q for q in [params.query, *params.queries] if q))
-    if queries or params.embedding is not None:
+    if params.as_of is not None:
+        outcome = await _as_of(stores, scope, params, config, queries)
+    elif queries or params.embedding is not None:
         outcome = await _search(stores, embedder, scope, params, config, flt, queries, now)
     else:
         outcome = await _browse(stores, scope, params, window)
@@ -236,6 +238,36 @@ def _order(hits: list[Hit], params: RecallParams) -> list[Hit]:
     by_id = {h.scored.id: h for h in hits}
     ordered = rank.rank([h.scored for h in hits])
     return [by_id[s.id] for s in ordered]
+
+
+async def _as_of(
+    stores: Stores, scope: Scope, params: RecallParams, config: RecallConfig, queries: list[str]
+) -> RecallOutcome:
+    """What the store held at `as_of`: live memories and revisions, by keyword.
+
+    Past states have no vectors (only current content is embedded), so this path ranks by the
+    graph's full-text index alone and says so in `degraded`.
+    """
+    stamp = to_iso(params.as_of)
+    candidates: dict[str, tuple[Memory, float]] = {}
+    for query in queries:
+        text = "|".join(WORD.findall(query))
+        if not text:
+            continue
+        for memory, keyword in await stores.graph.states_as_of(scope, text, stamp, FETCH_MAX):
+            if memory.id not in candidates or candidates[memory.id][1] < keyword:
+                candidates[memory.id] = (memory, keyword)
+    ranked = sorted(candidates.values(), key=lambda pair: -pair[1])
+    valid = [
+        (m, k) for m, k in ranked
+        if params.state_mode == "history" or not (m.t_invalid and m.t_invalid <= stamp)
+    ]  # fmt: skip
+    top = valid[0][1] if valid else 1.0
+    hits = [
+        Hit(m, rank.Scored(m.id, k / top, k / top, {"keyword": round(k, 6)}), "keyword", "")
+        for m, k in valid[: params.limit]
+    ]
+    return RecallOutcome(hits, None, True, ["dense (as_of)"], len(ranked) - len(valid), 0, 0, 0)
 
 
 async def _browse(

@@ -28,6 +28,10 @@ log = logging.getLogger(__name__)
 
 # The tenancy predicate, shared by every scoped query (see app.scope.Scope for the rule).
 IN_SCOPE = "m.user_id = $user_id AND (size(m.agent_lineage) = 0 OR $agent_id IN m.agent_lineage)"
+# The same rule for revisions and tombstones, which keep their memory's scope fields.
+HISTORY_SCOPE = (
+    "x.user_id = $user_id AND (size(x.agent_lineage) = 0 OR $agent_id IN x.agent_lineage)"
+)
 
 CREATE_MEMORIES = """
 UNWIND $rows AS row
@@ -46,6 +50,18 @@ SUPERSEDED_HEADS = f"""
 MATCH (s:Memory)-[:INVALIDATED_BY|EVOLVED_INTO*1..5]->(m:Memory)
 WHERE s.id IN $ids AND {IN_SCOPE} AND NOT (m)-[:INVALIDATED_BY|EVOLVED_INTO]->(:Memory)
 RETURN s.id, m
+"""
+# States of memories at time $t: a live memory whose current state began by then, or a revision
+# (a replaced or deleted state) that was current then: [updated_at, replaced_at).
+STATES_AS_OF = f"""
+CALL db.idx.fulltext.queryNodes('Memory', $text) YIELD node, score
+WITH node AS x, score WHERE {HISTORY_SCOPE} AND x.created_at <= $t AND x.updated_at <= $t
+RETURN x, score
+UNION
+CALL db.idx.fulltext.queryNodes('Revision', $text) YIELD node, score
+WITH node AS x, score WHERE {HISTORY_SCOPE} AND x.updated_at <= $t AND x.replaced_at > $t
+  AND x.created_at <= $t
+RETURN x, score
 """
 PINNED = f"""
 MATCH (m:Memory) WHERE {IN_SCOPE} AND m.pinned = true AND m.layer <> 'raw'
@@ -108,9 +124,6 @@ MATCH (m:Memory) WHERE m.user_id = $user_id AND {BY_TAGS_WHERE}
 RETURN m.id ORDER BY m.id LIMIT $limit
 """
 
-HISTORY_SCOPE = (
-    "x.user_id = $user_id AND (size(x.agent_lineage) = 0 OR $agent_id IN x.agent_lineage)"
-)
 REVISIONS = f"""
 MATCH (x:Revision {{memory_id: $id}}) WHERE {HISTORY_SCOPE} RETURN x ORDER BY x.version
 """
@@ -263,6 +276,22 @@ class GraphStore:
         params = {"tags": list(tag_prefixes), "start": start, "end": end, "limit": limit}
         rows = await self.ro_query(BROWSE, {**params, **scope_params(scope)})
         return [to_memory(row[0]) for row in rows]
+
+    async def states_as_of(
+        self, scope: Scope, text: str, at: str, limit: int
+    ) -> list[tuple[Memory, float]]:
+        """Memory states current at `at` whose content matches the full-text query."""
+        params = {"text": text, "t": at, **scope_params(scope)}
+        rows = await self.ro_query(STATES_AS_OF, params)
+        states = []
+        for node, score in rows:
+            props = properties_to_dict(node.properties)
+            if "memory_id" in props:  # a revision: it speaks for its memory
+                props["id"] = props.pop("memory_id")
+            props = {k: v for k, v in props.items() if k not in ("replaced_at", "replaced_by")}
+            states.append((Memory.model_validate(props), float(score)))
+        states.sort(key=lambda pair: -pair[1])
+        return states[:limit]
 
     async def core_candidates(
         self, scope: Scope, *, min_importance: float, since: str, limit: int

@@ -161,3 +161,29 @@ async def test_access_is_reinforced_asynchronously(recall_app):
     await client.app.state.runtime.access.flush()
     memory = (await client.get(f"/memory/{ids['cat']}", headers=H)).json()["memory"]
     assert memory["access_count"] >= 1 and memory["last_accessed"] > memory["created_at"]
+
+
+async def test_as_of_answers_from_revisions_and_tombstoned_memories(falkordb_url, tmp_path):
+    settings = test_settings(tmp_path, falkordb_url=falkordb_url)
+    async with running_client(settings) as client:
+        moved = (
+            await client.post("/memory", json={"content": "Alice lives in Paris"}, headers=H)
+        ).json()
+        gone = (
+            await client.post("/memory", json={"content": "Alice owns a Paris flat"}, headers=H)
+        ).json()
+        await asyncio.sleep(0.01)
+        before = (await client.get("/health")).json()["timestamp"]
+        await asyncio.sleep(0.01)
+        await client.patch(
+            f"/memory/{moved['memory_id']}", json={"content": "Alice lives in Berlin"}, headers=H
+        )
+        await client.delete(f"/memory/{gone['memory_id']}", headers=H)
+
+        past = await recall(client, query="Paris", as_of=before, limit=5)
+        contents = {r["memory"]["content"] for r in past["results"]}
+        assert contents == {"Alice lives in Paris", "Alice owns a Paris flat"}
+        now = await recall(client, query="Paris Berlin", relevance_floor=0, limit=5)
+        assert {r["memory"]["content"] for r in now["results"]} == {"Alice lives in Berlin"}
+        bob = await recall(client, headers=BOB, query="Paris", as_of=before)
+        assert bob["results"] == []
