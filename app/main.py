@@ -12,6 +12,7 @@ from app.ops.admin import router as admin_router
 from app.ops.router import router as ops_router
 from app.recall.core_router import router as core_router
 from app.recall.router import router as recall_router
+from app.relations.router import router as relations_router
 from app.runtime import start_runtime
 
 DESCRIPTION = (
@@ -44,6 +45,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(memories_router)
     app.include_router(recall_router)
     app.include_router(core_router)
+    app.include_router(relations_router)
     app.include_router(ops_router)
     app.include_router(admin_router)
     return app

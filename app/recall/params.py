@@ -31,9 +31,8 @@ ALIASES = {
 }
 # Accepted for AutoMem compatibility but not acted on yet; echoed back as `unsupported`.
 NOT_YET = (
-    "auto_decompose", "expand_relations", "expand_entities", "expand_respect_tags",
-    "scope_fallback", "context", "language", "active_path", "context_tags", "context_types",
-    "priority_ids", "adaptive_floor",
+    "auto_decompose", "expand_entities", "scope_fallback", "context", "language",
+    "active_path", "context_tags", "context_types", "priority_ids", "adaptive_floor",
 )  # fmt: skip
 
 
@@ -61,6 +60,12 @@ class RecallParams:
     types: list[str] = field(default_factory=list)
     layers: list[str] = field(default_factory=list)
     roles: list[str] = field(default_factory=list)
+    expand_relations: bool = False
+    relation_limit: int = 5
+    expansion_limit: int = 25
+    expand_min_importance: float = 0.0
+    expand_min_strength: float = 0.0
+    expand_respect_tags: bool = False
     channels: list[str] = field(default_factory=lambda: list(CHANNELS))
     rerank: bool = True
     unsupported: list[str] = field(default_factory=list)
@@ -162,6 +167,12 @@ def parse(raw: dict[str, Any]) -> RecallParams:
     params.types = _flat(data.get("type")) + _flat(data.get("types"))
     params.layers = _flat(data.get("layer"))
     params.roles = _flat(data.get("role"))
+    params.expand_relations = _bool(data.get("expand_relations"), False)
+    params.relation_limit = _int(data.get("relation_limit"), 5, 1, 200)
+    params.expansion_limit = _int(data.get("expansion_limit"), 25, 1, 500)
+    params.expand_min_importance = _unit(data.get("expand_min_importance")) or 0.0
+    params.expand_min_strength = _unit(data.get("expand_min_strength")) or 0.0
+    params.expand_respect_tags = _bool(data.get("expand_respect_tags"), False)
     params.channels = _channels(data.get("channels"))
     params.rerank = _bool(data.get("rerank"), True)
     params.unsupported = [name for name in NOT_YET if _given(data.get(name))]

@@ -53,7 +53,7 @@ class RecallItem(BaseModel):
     final_score: float = Field(description="Final score.")
     original_score: float = Field(description="The fused match score before adjustments.")
     match_score: float = Field(description="The fused match score.")
-    match_type: str = Field(description="vector, keyword, tag or state_replacement.")
+    match_type: str = Field(description="vector, keyword, tag, relation or state_replacement.")
     source: Literal["qdrant", "graph"] = Field(description="Where the candidate came from.")
     memory: dict[str, Any] = Field(description="The memory, read from the graph.")
     score_components: dict[str, float] = Field(description="Every term of the final score.")
@@ -64,7 +64,9 @@ class RecallItem(BaseModel):
 class RecallResponse(BaseModel):
     status: Literal["success"] = "success"
     query: str = Field(description="The query.")
-    results: list[RecallItem] = Field(description="Best first; at most `limit`.")
+    results: list[RecallItem] = Field(
+        description="Best first; at most `limit`, then expansions (marked `expanded`) if asked."
+    )
     count: int = Field(description="Number of results.")
     sort: str = Field(description="The order used.")
     state_mode: str = Field(description="current or history.")
@@ -139,6 +141,22 @@ def _response(params: recall_params.RecallParams, outcome: RecallOutcome, floor:
         },
         "unsupported": unsupported,
         "query_time_ms": outcome.elapsed_ms,
+        **_expansion(params, outcome),
+    }
+
+
+def _expansion(params: recall_params.RecallParams, outcome: RecallOutcome) -> dict:
+    if not params.expand_relations:
+        return {}
+    return {
+        "expansion": {
+            "enabled": True,
+            "seed_count": len(outcome.hits) - outcome.expanded,
+            "expanded_count": outcome.expanded,
+            "relation_limit": params.relation_limit,
+            "expansion_limit": params.expansion_limit,
+            "respect_tags": params.expand_respect_tags,
+        }
     }
 
 
@@ -159,4 +177,7 @@ def _item(hit: service.Hit) -> dict[str, Any]:
     }
     if hit.replaces:
         item["state_replaces"] = hit.replaces
+    if hit.related_to:
+        item.update(expanded=True, related_to=[hit.related_to], relation_type=hit.relation_type)
+        item["relation_score"] = item["score"]
     return item

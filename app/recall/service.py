@@ -12,7 +12,7 @@ from typing import Any
 
 from app.embeddings import Embedder
 from app.models import Memory, to_iso, utc_now
-from app.recall import rank
+from app.recall import expansion, rank
 from app.recall.channels import WORD, run_channels
 from app.recall.params import RecallParams
 from app.recall.timewindow import parse_time_phrase
@@ -46,6 +46,8 @@ class Hit:
     match_type: str
     query: str
     replaces: str | None = None
+    related_to: str | None = None  # set on expansions: the seed they were reached from
+    relation_type: str | None = None
 
 
 @dataclass
@@ -59,6 +61,7 @@ class RecallOutcome:
     floored: int
     vector_matched: int
     elapsed_ms: float = 0.0
+    expanded: int = 0
 
 
 def time_window(
@@ -153,11 +156,30 @@ async def _search(
     visible, suppressed = _current_state(memories, params, now)
     heads = await _replacements(stores, scope, visible, params)
     hits, floored = _score(best, visible, heads, params, config, now)
-    ordered = _order(hits, params)
+    seeds = _order(hits, params)[: params.limit]
+    expansions = await _expansions(stores, scope, seeds, params, now)
     return RecallOutcome(
-        hits=ordered[: params.limit], window=None, time_understood=True, degraded=sorted(degraded),
+        hits=seeds + expansions, window=None, time_understood=True, degraded=sorted(degraded),
         suppressed=suppressed, replaced=len(heads), floored=floored, vector_matched=vector_matched,
+        expanded=len(expansions),
     )  # fmt: skip
+
+
+async def _expansions(
+    stores: Stores, scope: Scope, seeds: list[Hit], params: RecallParams, now: datetime
+) -> list[Hit]:
+    """Neighbours of the seeds over relationships, appended after them (expand_relations)."""
+    if not params.expand_relations:
+        return []
+    found = await expansion.expand(
+        stores, scope, [(h.memory.id, h.scored.score) for h in seeds], params, now
+    )
+    shown = {h.memory.id for h in seeds}
+    return [
+        Hit(memory, scored, "relation", "", related_to=seed, relation_type=relation)
+        for memory, scored, seed, relation in found
+        if memory.id not in shown
+    ]
 
 
 def _current_state(

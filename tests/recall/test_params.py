@@ -55,7 +55,7 @@ def test_not_yet_supported_parameters_are_reported():
         "expand_relations",
         "priority_ids",
     ]
-    assert parse({"expand": "false"}).unsupported == []
+    assert parse({"entity_expansion": "false"}).unsupported == []
 
 
 def test_labels_from_query_pairs_or_body_object():

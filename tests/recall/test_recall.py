@@ -187,3 +187,52 @@ async def test_as_of_answers_from_revisions_and_tombstoned_memories(falkordb_url
         assert {r["memory"]["content"] for r in now["results"]} == {"Alice lives in Berlin"}
         bob = await recall(client, headers=BOB, query="Paris", as_of=before)
         assert bob["results"] == []
+
+
+async def test_expansion_and_superseded_replacement_over_relationships(falkordb_url, tmp_path):
+    settings = test_settings(tmp_path, falkordb_url=falkordb_url)
+    async with running_client(settings) as client:
+
+        async def store(content: str, headers=H) -> str:
+            return (
+                await client.post("/memory", json={"content": content}, headers=headers)
+            ).json()["memory_id"]
+
+        seed = await store("Project Falcon kickoff meeting notes")
+        linked = await store("Budget approved for the next quarter")
+        theirs = await store("Bob's unrelated budget", headers=BOB)
+        await client.post(
+            "/associate",
+            json={"memory1_id": seed, "memory2_id": linked, "type": "LEADS_TO", "strength": 0.9},
+            headers=H,
+        )
+
+        plain = await recall(client, query="Falcon kickoff", limit=1)
+        assert [r["id"] for r in plain["results"]] == [seed]
+        expanded = await recall(client, query="Falcon kickoff", limit=1, expand_relations="true")
+        assert [r["id"] for r in expanded["results"]] == [seed, linked]
+        assert expanded["results"][1]["expanded"] is True and expanded["results"][1][
+            "related_to"
+        ] == [seed]
+        assert expanded["expansion"]["expanded_count"] == 1 and theirs not in str(expanded)
+
+        newer = await store("Project Falcon kickoff moved to Monday")
+        await client.post(
+            "/associate",
+            json={"memory1_id": seed, "memory2_id": newer, "type": "EVOLVED_INTO"},
+            headers=H,
+        )
+        current = await recall(
+            client, query="Falcon kickoff meeting notes", limit=5, relevance_floor=0
+        )
+        ids = [r["id"] for r in current["results"]]
+        assert seed not in ids and newer in ids
+        replacement = next(r for r in current["results"] if r["id"] == newer)
+        assert (
+            replacement.get("state_replaces") == seed
+            or replacement["match_type"] != "state_replacement"
+        )
+        history = await recall(
+            client, query="Falcon kickoff meeting notes", state_mode="history", relevance_floor=0
+        )
+        assert seed in [r["id"] for r in history["results"]]

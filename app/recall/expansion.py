@@ -1,0 +1,67 @@
+"""Graph expansion of recall results over relationships, in one batched query.
+
+Expansions come after the seeds, marked as such (`match_type: relation`, `related_to`), so
+`limit` stays a hard cap on the seeds. They follow the default-expand types of the registry,
+bypass the tag filter unless `expand_respect_tags` (AutoMem's rule), and obey the state filter.
+"""
+
+from collections import Counter
+from datetime import datetime
+
+from app.models import Memory, to_iso
+from app.recall import rank
+from app.recall.params import RecallParams
+from app.relations.registry import DEFAULT_EXPAND
+from app.scope import Scope
+from app.storage import Stores
+from app.storage import relations as edges
+
+
+def _visible(memory: Memory, params: RecallParams, now: str) -> bool:
+    if params.state_mode == "history":
+        return True
+    return not (
+        memory.archived
+        or (memory.t_valid and memory.t_valid > now)
+        or (memory.t_invalid and memory.t_invalid <= now)
+    )
+
+
+def _in_tag_scope(memory: Memory, params: RecallParams) -> bool:
+    excluded = {t.lower() for t in params.exclude_tags}
+    if excluded & set(memory.tag_prefixes):
+        return False
+    if not params.expand_respect_tags or not params.tags:
+        return True
+    wanted = {t.lower() for t in params.tags}
+    return bool(wanted & set(memory.tag_prefixes))
+
+
+async def expand(
+    stores: Stores, scope: Scope, seeds: list[tuple[str, float]], params: RecallParams,
+    now: datetime,
+) -> list[tuple[Memory, rank.Scored, str, str]]:  # fmt: skip
+    """(memory, score, seed id, relation type) for neighbours of the seeds, best first."""
+    if not seeds:
+        return []
+    seed_scores = dict(seeds)
+    rows = await edges.expand(
+        stores.graph, scope, list(seed_scores), types=DEFAULT_EXPAND,
+        min_strength=params.expand_min_strength, min_importance=params.expand_min_importance,
+        limit=min(params.expansion_limit * 4, len(seeds) * params.relation_limit * 4),
+    )  # fmt: skip
+    stamp, per_seed, out, seen = to_iso(now), Counter(), [], set()
+    for seed, relation, strength, memory in rows:
+        if memory.id in seen or per_seed[seed] >= params.relation_limit:
+            continue
+        if not (_visible(memory, params, stamp) and _in_tag_scope(memory, params)):
+            continue
+        relation_score = strength + 0.25 * seed_scores[seed]
+        components = {"relation": round(relation_score, 6), "strength": strength}
+        out.append(
+            (memory, rank.Scored(memory.id, relation_score, 0.0, components), seed, relation)
+        )
+        per_seed[seed] += 1
+        seen.add(memory.id)
+    out.sort(key=lambda item: -item[1].score)
+    return out[: params.expansion_limit]

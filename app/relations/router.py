@@ -1,0 +1,115 @@
+"""POST/DELETE /associate and GET /memories/{id}/related (AutoMem's shapes)."""
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Query
+from fastapi.responses import JSONResponse
+
+from app.deps import PrincipalDep, ScopeDep, StoresDep
+from app.errors import BadRequest, NotFound
+from app.memories.dependencies import MemoryIdDep
+from app.memories.service import get as get_memory
+from app.relations import service
+from app.relations.registry import DEFAULT_EXPAND, FILTERABLE, canonical
+from app.storage import relations as edges
+
+router = APIRouter(tags=["relationships"])
+ASSOCIATE_EXAMPLE = {"memory1_id": "…", "memory2_id": "…", "type": "RELATES_TO", "strength": 0.5}
+
+
+@router.post("/associate", status_code=201)
+async def associate(
+    stores: StoresDep, scope: ScopeDep, principal: PrincipalDep,
+    body: Annotated[dict[str, Any], Body(examples=[ASSOCIATE_EXAMPLE])],
+) -> JSONResponse:  # fmt: skip
+    """Links two memories (or, with `associations`, up to 500 pairs: 207 if only some worked)."""
+    if "associations" in body:
+        return _batch_response(
+            await service.associate_batch(
+                stores.graph, scope, body["associations"], actor=principal.actor
+            )
+        )
+    item = service.parse_association(body)
+    if not await service.associate(stores.graph, scope, [item], actor=principal.actor):
+        raise NotFound("One or both memories do not exist")
+    content = {
+        "status": "success",
+        "message": f"Memories associated with {item.type}",
+        "relation_type": item.type,
+        "strength": item.strength,
+        **item.props,
+    }
+    return JSONResponse(content, status_code=201)
+
+
+def _batch_response(result: service.BatchResult) -> JSONResponse:
+    created, failed = len(result.succeeded), len(result.failed)
+    content = {
+        "status": "success" if not failed else "partial_success",
+        "created_count": created,
+        "failed_count": failed,
+        "succeeded": result.succeeded,
+        "failed": result.failed,
+        "summary": f"{created}/{created + failed} associations created successfully",
+    }
+    return JSONResponse(content, status_code=201 if not failed else 207)
+
+
+@router.delete("/associate")
+async def dissociate(
+    stores: StoresDep, scope: ScopeDep,
+    body: Annotated[dict[str, Any], Body(examples=[ASSOCIATE_EXAMPLE])],
+) -> dict[str, Any]:  # fmt: skip
+    """Removes the edge memory1_id -[type]-> memory2_id."""
+    item = service.parse_association({**body, "strength": 0.5})
+    if not await edges.delete_edge(stores.graph, scope, item.type, item.a, item.b):
+        raise NotFound("No such relationship")
+    return {"status": "success", "relation_type": item.type, "deleted": 1}
+
+
+@router.get("/memories/{memory_id}/related")
+async def related(
+    memory_id: MemoryIdDep,
+    stores: StoresDep,
+    scope: ScopeDep,
+    relationship_types: Annotated[str | None, Query(description="Comma-separated types.")] = None,
+    max_depth: Annotated[int, Query(description="Hops, clamped to 1–3.")] = 1,
+    limit: Annotated[int, Query(description="Results, clamped to 1–200.")] = 5,
+) -> dict[str, Any]:
+    """Memories linked to this one, in one query, every hop inside your scope."""
+    await get_memory(stores=stores, scope=scope, memory_id=memory_id)
+    types = _types(relationship_types)
+    depth, limit = min(max(max_depth, 1), edges.MAX_DEPTH), min(max(limit, 1), 200)
+    found = await edges.related(
+        stores.graph, scope, memory_id, types=types, depth=depth, limit=limit
+    )
+    return {
+        "status": "success",
+        "memory_id": memory_id,
+        "count": len(found),
+        "related_memories": [
+            {
+                "id": m.id,
+                "type": m.type.value,
+                "timestamp": m.timestamp,
+                "summary": (m.summary or m.content)[:160],
+                "importance": m.importance,
+                "confidence": m.confidence,
+                "tags": m.tags[:5],
+            }  # fmt: skip
+            for m in found
+        ],
+        "relationship_types": types,
+        "max_depth": depth,
+        "limit": limit,
+    }
+
+
+def _types(raw: str | None) -> list[str]:
+    if not raw:
+        return list(DEFAULT_EXPAND)
+    names = [canonical(part) for part in raw.split(",") if part.strip()]
+    types = [n for n in names if n in FILTERABLE]
+    if not types:
+        raise BadRequest(f"relationship_types must name some of {list(FILTERABLE)}")
+    return types
