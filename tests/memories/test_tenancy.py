@@ -17,6 +17,19 @@ ENDPOINTS = [
     ("GET", f"/memory/{SOME_ID}/history", None),
     ("GET", "/memory/by-tag?tags=x", None),
     ("DELETE", "/memory/by-tag?tags=x", None),
+    ("GET", "/recall?query=x", None),
+    ("POST", "/recall", {"query": "x"}),
+    ("POST", "/recall/context", {"query": "x"}),
+    ("GET", "/core", None),
+    ("GET", "/startup-recall", None),
+    ("POST", "/associate", {"memory1_id": SOME_ID, "memory2_id": SOME_ID}),
+    ("DELETE", "/associate", {"memory1_id": SOME_ID, "memory2_id": SOME_ID}),
+    ("GET", f"/memories/{SOME_ID}/related", None),
+    ("GET", "/enrichment/status", None),
+    ("POST", "/admin/sync", {}),
+    ("POST", "/admin/reembed", {}),
+    ("GET", "/admin/jobs/sync:manual", None),
+    ("GET", "/admin/dead-letters", None),
 ]
 
 
