@@ -266,13 +266,15 @@ def score(evidence: Sequence[str], ranked: Sequence[str | None]) -> dict[str, fl
 
 
 def summarise(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Mean of each metric over the rows (each with metric keys and `ms`), plus p50/p95."""
+    """Means of the metrics, p50/p95 latency, mean results returned, degraded answers."""
     if not rows:
         return {"n": 0}
     summary: dict[str, Any] = {"n": len(rows)}
     summary.update({m: round(statistics.fmean(r[m] for r in rows), 4) for m in METRICS})
     latency = percentiles([r["ms"] for r in rows])
     summary.update({k: latency[k] for k in LATENCIES})
+    summary["mean_returned"] = round(statistics.fmean(len(r["ranked"]) for r in rows), 2)
+    summary["degraded"] = sum(1 for r in rows if r["degraded"])
     return summary
 
 
@@ -423,23 +425,25 @@ def ranked_dia_ids(body: dict[str, Any]) -> list[str | None]:
 
 def recall(
     client: httpx.Client, sample_id: str, query: str, params: dict[str, str]
-) -> tuple[list[str | None], float]:
-    """The ranked dia_ids for a question, and the call's latency in ms."""
+) -> tuple[dict[str, Any], float]:
+    """The /recall response body for a question, and the call's latency in ms."""
     query_params = {"query": query, "limit": DEPTH, **params}
     started = time.perf_counter()
     response = client.get("/recall", params=query_params, headers=agent(sample_id))
     elapsed = (time.perf_counter() - started) * 1000
-    return ranked_dia_ids(checked(response, f"GET /recall ({sample_id})")), elapsed
+    return checked(response, f"GET /recall ({sample_id})"), elapsed
 
 
-def question_row(question: Question, ranked: list[str | None], ms: float) -> dict[str, Any]:
+def question_row(question: Question, body: dict[str, Any], ms: float) -> dict[str, Any]:
     """One question's outcome: identity, evidence, ranked dia_ids, latency and metrics."""
+    ranked = ranked_dia_ids(body)
     return {
         "sample_id": question.sample_id,
         "qa_index": question.index,
         "category": question.category,
         "evidence": list(question.evidence),
         "ranked": ranked,
+        "degraded": body.get("degraded") or [],
         "ms": round(ms, 2),
         **score(question.evidence, ranked),
     }
@@ -453,8 +457,8 @@ def run_config(
         recall(client, WARMUP_AGENT, "warm-up question", params)
     rows = []
     for number, question in enumerate(questions, 1):
-        ranked, ms = recall(client, question.sample_id, question.text, params)
-        rows.append(question_row(question, ranked, ms))
+        body, ms = recall(client, question.sample_id, question.text, params)
+        rows.append(question_row(question, body, ms))
         if number % 100 == 0 or number == len(questions):
             log(f"{name}: {number}/{len(questions)} questions")
     return rows

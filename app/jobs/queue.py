@@ -207,7 +207,8 @@ class _KindQueue(RedisQueue):
 
     def __init__(self, redis: aioredis.Redis, jobs: JobQueue, kind: str, spec: JobKind) -> None:
         super().__init__(redis, name=f"{jobs.namespace}.{kind}")
-        self.jobs, self.kind, self.spec = jobs, kind, spec
+        # Not `self.jobs`: that would hide saq's Queue.jobs() method, which its abort check calls.
+        self.owner, self.kind, self.spec = jobs, kind, spec
 
     async def sweep(self, lock: int = 60, abort: float = 5.0) -> list[str]:
         """saq's sweep (re-queue the jobs in `active` whose worker died) with two changes.
@@ -219,7 +220,7 @@ class _KindQueue(RedisQueue):
         2. saq waits `abort` (5 s) for each swept job's worker to confirm, one job after the
            other; here `sweep_abort_wait_s` (the lease makes a short wait safe).
         """
-        pairs = await self.jobs._sweep_scan(keys=[self._sweep, self._active], args=[lock])
+        pairs = await self.owner._sweep_scan(keys=[self._sweep, self._active], args=[lock])
         stuck: list[Job] = []
         suspects: list[Job] = []
         for job_id, raw in pairs or []:
@@ -233,7 +234,7 @@ class _KindQueue(RedisQueue):
             elif job.status != Status.ACTIVE or job.stuck:
                 stuck.append(job)
         if suspects:
-            await asyncio.sleep(self.jobs.dequeue_grace_s)
+            await asyncio.sleep(self.owner.dequeue_grace_s)
             for seen in suspects:
                 job = await self._get_job_by_id(seen.id)
                 # unchanged record (same touch, same attempts) and still in `active`: its worker
@@ -254,7 +255,7 @@ class _KindQueue(RedisQueue):
         await self.abort(job, error=SWEPT)
         # its worker is gone (the usual case: times out), or the record is (RuntimeError)
         with contextlib.suppress(TimeoutError, RuntimeError):
-            await job.refresh(self.jobs.sweep_abort_wait_s)
+            await job.refresh(self.owner.sweep_abort_wait_s)
         if job.retryable:
             await self.retry(job, error=SWEPT)
         else:
@@ -264,11 +265,11 @@ class _KindQueue(RedisQueue):
         if error in (CANCELLED, SWEPT):  # worker shut down or died: retried at once
             delay, reason = 0.0, _REASONS[error]
             if error == SWEPT:
-                await self.redis.hincrby(self.jobs.stats_key(self.kind), "failed", 1)
+                await self.redis.hincrby(self.owner.stats_key(self.kind), "failed", 1)
         else:
             delay = self.spec.retry.delay_after(job.attempts)
             reason = job.meta.pop("last_error", None) or _summary(error)
-            await self.redis.hincrby(self.jobs.stats_key(self.kind), "failed", 1)
+            await self.redis.hincrby(self.owner.stats_key(self.kind), "failed", 1)
         history = job.meta.setdefault("history", [])
         history.append(
             {
@@ -300,15 +301,15 @@ class _KindQueue(RedisQueue):
         await super().finish(job, status, result=result, error=error, **kwargs)
         # Counters are not in saq's MULTI: a kill between the two loses one count (or, above,
         # a re-run counts twice). Good enough for a status page, not for accounting.
-        stats = self.jobs.stats_key(self.kind)
+        stats = self.owner.stats_key(self.kind)
         if status == Status.COMPLETE:
             await self.redis.hincrby(stats, "done", 1)
         elif status == Status.ABORTED and error != SWEPT:
             await self.redis.hincrby(stats, "aborted", 1)
         if status in (Status.COMPLETE, Status.FAILED) and await self.redis.getdel(
-            self.jobs.rerun_key(job.key)
+            self.owner.rerun_key(job.key)
         ):
-            await self.jobs._submit(self.kind, job.key, job.kwargs or {})
+            await self.owner._submit(self.kind, job.key, job.kwargs or {})
 
     async def _dead_letter(self, job: Job, error: str | None) -> None:
         kwargs = job.kwargs or {}
@@ -326,9 +327,9 @@ class _KindQueue(RedisQueue):
             "dead_at": round(time.time(), 3),
         }
         async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hset(self.jobs.dead_key(self.kind), job.key, json.dumps(entry))
-            pipe.hincrby(self.jobs.stats_key(self.kind), "failed", 1)
-            pipe.hincrby(self.jobs.stats_key(self.kind), "dead_total", 1)
+            pipe.hset(self.owner.dead_key(self.kind), job.key, json.dumps(entry))
+            pipe.hincrby(self.owner.stats_key(self.kind), "failed", 1)
+            pipe.hincrby(self.owner.stats_key(self.kind), "dead_total", 1)
             await pipe.execute()
         log.warning("job %s is dead after %s attempts: %s", job.key, job.attempts, last)
 
