@@ -55,6 +55,8 @@ class Settings(BaseSettings):
     embedding_timeout_s: float = Field(30.0, validation_alias="EMBEDDING_TIMEOUT_S")
     embedding_max_retries: int = Field(3, ge=0, validation_alias="EMBEDDING_MAX_RETRIES")
     embedding_threads: int = Field(2, ge=1, validation_alias="EMBEDDING_THREADS")
+    # Embed "[8 May 2023] content" rather than the bare content (see memories/mirror.py).
+    embedding_include_date: bool = Field(True, validation_alias="EMBEDDING_INCLUDE_DATE")
 
     # Durable jobs (in the FalkorDB server's Redis). workers: concurrent job slots per kind run
     # inside the API process; 0 = none (run `python -m app.worker` processes instead).
@@ -74,6 +76,7 @@ class Settings(BaseSettings):
     )
     recall_weight_dense: float = Field(1.0, ge=0, validation_alias="RECALL_WEIGHT_DENSE")
     recall_weight_bm25: float = Field(1.0, ge=0, validation_alias="RECALL_WEIGHT_BM25")
+    recall_rrf_k: int = Field(60, ge=1, validation_alias="RECALL_RRF_K")
     recall_weight_importance: float = Field(0.1, validation_alias="RECALL_WEIGHT_IMPORTANCE")
     recall_weight_confidence: float = Field(0.05, validation_alias="RECALL_WEIGHT_CONFIDENCE")
     recall_weight_recency: float = Field(0.1, validation_alias="RECALL_WEIGHT_RECENCY")

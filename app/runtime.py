@@ -40,6 +40,10 @@ class Runtime:
     runner: JobRunner | None = None
     background: list[asyncio.Task] = field(default_factory=list)
 
+    @property
+    def embed_with_date(self) -> bool:
+        return self.settings.embedding_include_date
+
     def start_access_flush(self) -> None:
         """Recall's access reinforcement, written in batches in the background."""
         self.background.append(asyncio.create_task(self.access.run(), name="access-flush"))
@@ -136,6 +140,7 @@ def recall_config(settings: Settings) -> RecallConfig:
             "dense": settings.recall_weight_dense,
             "bm25": settings.recall_weight_bm25,
         },
+        rrf_k=settings.recall_rrf_k,
     )
     return RecallConfig(weights=weights, relevance_floor=settings.recall_relevance_floor)
 

@@ -44,6 +44,7 @@ CONFIGS: dict[str, dict[str, str]] = {
     "engram": {},
     "bm25": {"channels": "bm25", "rerank": "false"},
     "dense": {"channels": "dense", "rerank": "false"},
+    "rrf": {"channels": "dense,bm25", "rerank": "false"},
 }
 KS = (1, 5, 10, 20)
 DEPTH = 20

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from app.embeddings import Embedder
 from app.jobs.queue import JobContext, JobQueue
-from app.memories.mirror import vector_point
+from app.memories.mirror import embedding_text, vector_point
 from app.models import Status
 from app.storage import Stores
 
@@ -28,6 +28,7 @@ class EmbedDeps:
     stores: Stores
     embedder: Embedder
     jobs: JobQueue
+    embed_with_date: bool = True
 
 
 def embed_job_key(memory_ids: Sequence[str]) -> str:
@@ -59,7 +60,8 @@ async def embed_memories(
         memories = [m for m in memories if m.embedding_status != Status.DONE]
     if not memories:
         return 0
-    vectors = await deps.embedder.embed([m.content for m in memories])
+    texts = [embedding_text(m, with_date=deps.embed_with_date) for m in memories]
+    vectors = await deps.embedder.embed(texts)
     await deps.stores.vectors.upsert(
         [vector_point(m, v) for m, v in zip(memories, vectors, strict=True)]
     )

@@ -26,6 +26,7 @@ class Weights:
     raw_penalty: float = 0.05
     superseded_penalty: float = 0.15
     channel_weights: dict[str, float] = field(default_factory=lambda: {"dense": 1.0, "bm25": 1.0})
+    rrf_k: int = RRF_K
 
 
 @dataclass
@@ -56,11 +57,12 @@ def fuse(channels: dict[str, list[tuple[str, float]]]) -> dict[str, Candidate]:
 
 def match_score(candidate: Candidate, weights: Weights, channels: list[str]) -> float:
     """Weighted RRF over the channels that ran, normalised so rank 0 everywhere gives 1."""
-    best = sum(weights.channel_weights.get(c, 1.0) / RRF_K for c in channels)
+    best = sum(weights.channel_weights.get(c, 1.0) / weights.rrf_k for c in channels)
     if not best:
         return 0.0
     fused = sum(
-        weights.channel_weights.get(c, 1.0) / (RRF_K + rank) for c, rank in candidate.ranks.items()
+        weights.channel_weights.get(c, 1.0) / (weights.rrf_k + rank)
+        for c, rank in candidate.ranks.items()
     )
     return fused / best
 

@@ -133,7 +133,8 @@ class EmbeddedFalkorDB:
                 if not _is_redis_process(pid) and not self._child_running():
                     raise EmbeddedServerError(self._startup_failure())
                 try:
-                    if await client.ping():
+                    # PING answers while the AOF is still loading; queries would fail with LOADING.
+                    if await client.ping() and not (await client.info("persistence"))["loading"]:
                         return
                 except (redis.ConnectionError, redis.TimeoutError):
                     pass

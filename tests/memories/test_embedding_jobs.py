@@ -8,6 +8,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from app.memories.mirror import embedding_text
 from app.scope import Scope
 from app.storage.vectors import VectorDimensionMismatch, VectorFilter
 from tests.conftest import ADMIN_KEY, ALICE_KEY, auth, free_port, running_client, test_settings
@@ -33,6 +34,12 @@ async def embedded(client: httpx.AsyncClient, memory_id: str) -> bool:
     return (await memory(client, memory_id))["embedding_status"] == "done"
 
 
+async def stored_text(client: httpx.AsyncClient, memory_id: str) -> str:
+    """The text the embedder was given for a memory: "[day Month year] content"."""
+    stored = (await client.app.state.stores.graph.memories_of_user("alice", [memory_id]))[0]
+    return embedding_text(stored, with_date=True)
+
+
 async def job_done(client: httpx.AsyncClient, job_id: str) -> dict:
     async def finished() -> bool:
         state = (await client.get(f"/admin/jobs/{job_id}", headers=ADMIN)).json()["state"]
@@ -52,7 +59,7 @@ async def test_write_queues_an_embedding_that_a_worker_makes(falkordb_url: str, 
         await wait_until(lambda: embedded(client, created["memory_id"]))
 
         runtime = client.app.state.runtime
-        query = await runtime.embedder.embed_query("Paris is lovely")
+        query = await runtime.embedder.embed_query(await stored_text(client, created["memory_id"]))
         hits = await runtime.stores.vectors.search_dense(query, VectorFilter(Scope("alice")), 1)
         assert hits[0].id == created["memory_id"] and hits[0].score > 0.99
 
@@ -70,7 +77,9 @@ async def test_content_patch_re_embeds(falkordb_url: str, tmp_path: Path):
         await client.patch(f"/memory/{memory_id}", json={"content": "brand new text"}, headers=H)
         await wait_until(lambda: embedded(client, memory_id))
         runtime = client.app.state.runtime
-        query = await runtime.embedder.embed_query("brand new text")
+        text = await stored_text(client, memory_id)
+        assert text.endswith("] brand new text")
+        query = await runtime.embedder.embed_query(text)
         hits = await runtime.stores.vectors.search_dense(query, VectorFilter(Scope("alice")), 1)
         assert hits[0].id == memory_id and hits[0].score > 0.99
 
