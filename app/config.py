@@ -75,8 +75,8 @@ class Settings(BaseSettings):
         0.25, ge=0, le=1, validation_alias="RECALL_RELEVANCE_FLOOR"
     )
     recall_weight_dense: float = Field(1.0, ge=0, validation_alias="RECALL_WEIGHT_DENSE")
-    recall_weight_bm25: float = Field(1.0, ge=0, validation_alias="RECALL_WEIGHT_BM25")
-    recall_rrf_k: int = Field(60, ge=1, validation_alias="RECALL_RRF_K")
+    recall_weight_bm25: float = Field(1.5, ge=0, validation_alias="RECALL_WEIGHT_BM25")
+    recall_rrf_k: int = Field(5, ge=1, validation_alias="RECALL_RRF_K")
     recall_weight_importance: float = Field(0.1, validation_alias="RECALL_WEIGHT_IMPORTANCE")
     recall_weight_confidence: float = Field(0.05, validation_alias="RECALL_WEIGHT_CONFIDENCE")
     recall_weight_recency: float = Field(0.1, validation_alias="RECALL_WEIGHT_RECENCY")

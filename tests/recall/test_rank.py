@@ -18,11 +18,16 @@ def test_fuse_merges_channel_ranks_and_scores():
 
 
 def test_match_is_normalised_weighted_rrf():
+    even = rank.Weights(channel_weights={"dense": 1.0, "bm25": 1.0}, rrf_k=60)
     top = rank.Candidate("x", ranks={"dense": 0, "bm25": 0})
-    assert rank.match_score(top, W, ["dense", "bm25"]) == pytest.approx(1.0)
+    assert rank.match_score(top, even, ["dense", "bm25"]) == pytest.approx(1.0)
     one_side = rank.Candidate("y", ranks={"dense": 0})
-    assert rank.match_score(one_side, W, ["dense", "bm25"]) == pytest.approx(0.5)
-    keyword_heavy = rank.Weights(channel_weights={"dense": 1.0, "bm25": 3.0})
+    assert rank.match_score(one_side, even, ["dense", "bm25"]) == pytest.approx(0.5)
+    second = rank.Candidate("z", ranks={"dense": 1, "bm25": 1})
+    assert rank.match_score(second, even, ["dense", "bm25"]) == pytest.approx(60 / 61)
+    sharp = rank.Weights(channel_weights={"dense": 1.0, "bm25": 1.0}, rrf_k=5)
+    assert rank.match_score(second, sharp, ["dense", "bm25"]) == pytest.approx(5 / 6)
+    keyword_heavy = rank.Weights(channel_weights={"dense": 1.0, "bm25": 3.0}, rrf_k=60)
     assert rank.match_score(
         rank.Candidate("z", ranks={"bm25": 0}), keyword_heavy, ["dense", "bm25"]
     ) == pytest.approx(0.75)
