@@ -73,7 +73,7 @@ async def _dense(
     if vector is None:
         return
     try:
-        hits = await stores.vectors.search_dense(vector, flt, fetch)
+        hits = await stores.vectors.search_dense(vector, flt, fetch, with_payload=False)
     except Exception:  # the vector index is down: keywords fall back to the graph
         log.warning("dense search failed", exc_info=True)
         run.degraded.add("qdrant")
@@ -83,7 +83,7 @@ async def _dense(
 
 async def _bm25(stores: Stores, query: str, flt: VectorFilter, fetch: int, run: ChannelRun) -> None:
     try:
-        hits = await stores.vectors.search_sparse(query, flt, fetch)
+        hits = await stores.vectors.search_sparse(query, flt, fetch, with_payload=False)
     except Exception:  # the caller falls back to the graph's full-text index
         log.warning("sparse search failed; using the graph's full-text index", exc_info=True)
         run.degraded.add("qdrant")

@@ -152,10 +152,11 @@ async def _search(
                 kept[0], config.weights, kept[2]
             ):
                 best[memory_id] = (candidate, query, ran)
-    memories = await stores.graph.get_memories(scope, list(best))
-    visible, suppressed = _current_state(memories, params, now)
+    pool = _shortlist(best, params, config)
+    facts = await stores.graph.ranking_facts(scope, pool)
+    visible, suppressed = _current_state(facts, params, now)
     heads = await _replacements(stores, scope, visible, params)
-    hits, floored = _score(best, visible, heads, params, config, now)
+    hits, floored = await _score(stores, scope, best, visible, heads, params, config, now)
     seeds = _order(hits, params)[: params.limit]
     expansions = await _expansions(stores, scope, seeds, params, now)
     return RecallOutcome(
@@ -182,26 +183,46 @@ async def _expansions(
     ]
 
 
+SHORTLIST_FACTOR = 3
+SHORTLIST_MIN = 30
+
+
+def _shortlist(
+    best: dict[str, tuple[rank.Candidate, str, list[str]]],
+    params: RecallParams,
+    config: RecallConfig,
+) -> list[str]:
+    """The candidates worth reading from the graph: the best by fused match.
+
+    The adjustments (importance, confidence, recency, layer) add at most a few tenths, so a
+    candidate far down the fused order cannot reach the top `limit`; reading it would cost time.
+    """
+    if params.sort != "score":
+        return list(best)
+    ordered = sorted(best, key=lambda i: -rank.match_score(best[i][0], config.weights, best[i][2]))
+    return ordered[: max(params.limit * SHORTLIST_FACTOR, SHORTLIST_MIN)]
+
+
 def _current_state(
-    memories: dict[str, Memory], params: RecallParams, now: datetime
-) -> tuple[dict[str, Memory], int]:
+    facts: dict[str, dict], params: RecallParams, now: datetime
+) -> tuple[dict[str, dict], int]:
     """current: hides archived, decayed, not-yet-valid and no-longer-valid memories."""
     if params.state_mode == "history":
-        return memories, 0
+        return facts, 0
     stamp = to_iso(now)
     visible = {
-        memory_id: m
-        for memory_id, m in memories.items()
-        if not m.archived
-        and not (m.t_valid and m.t_valid > stamp)
-        and not (m.t_invalid and m.t_invalid <= stamp)
-        and (params.include_decayed or not (m.expires_at and m.expires_at <= stamp))
+        memory_id: f
+        for memory_id, f in facts.items()
+        if not f["archived"]
+        and not (f["t_valid"] and f["t_valid"] > stamp)
+        and not (f["t_invalid"] and f["t_invalid"] <= stamp)
+        and (params.include_decayed or not (f["expires_at"] and f["expires_at"] <= stamp))
     }
-    return visible, len(memories) - len(visible)
+    return visible, len(facts) - len(visible)
 
 
 async def _replacements(
-    stores: Stores, scope: Scope, visible: dict[str, Memory], params: RecallParams
+    stores: Stores, scope: Scope, visible: dict[str, dict], params: RecallParams
 ) -> dict[str, Memory]:
     """current: a superseded memory gives way to the head of its replacement chain."""
     if params.state_mode == "history" or not visible:
@@ -209,35 +230,56 @@ async def _replacements(
     return await stores.graph.superseded_heads(scope, list(visible))
 
 
-def _score(
+async def _score(
+    stores: Stores,
+    scope: Scope,
     best: dict[str, tuple[rank.Candidate, str, list[str]]],
-    visible: dict[str, Memory],
+    visible: dict[str, dict],
     heads: dict[str, Memory],
     params: RecallParams,
     config: RecallConfig,
     now: datetime,
 ) -> tuple[list[Hit], int]:
+    """Scores the visible candidates, applies the floor, reads the winners' full memories."""
     floor = config.relevance_floor if params.relevance_floor is None else params.relevance_floor
-    hits: dict[str, Hit] = {}
+    kept: dict[str, tuple[rank.Scored, str, str]] = {}  # shown id -> (score, query, source id)
     floored = 0
-    for memory_id, memory in visible.items():
+    for memory_id, facts in visible.items():
         candidate, query, ran = best[memory_id]
         if not _passes_floor(candidate, floor):
             floored += 1
             continue
-        shown = heads.get(memory_id, memory)
         scored = rank.score(
-            candidate, memory.model_dump(), now=now, weights=config.weights, channels=ran,
-            adjust=params.rerank,
-        )  # fmt: skip
+            candidate, facts, now=now, weights=config.weights, channels=ran, adjust=params.rerank
+        )
         if scored.score < params.min_score:
             floored += 1
             continue
-        match_type = "state_replacement" if shown is not memory else _match_type(candidate)
-        hit = Hit(shown, scored, match_type, query, memory_id if shown is not memory else None)
-        if shown.id not in hits or hits[shown.id].scored.score < scored.score:
-            hits[shown.id] = hit
-    return list(hits.values()), floored
+        shown = heads[memory_id].id if memory_id in heads else memory_id
+        if shown not in kept or kept[shown][0].score < scored.score:
+            kept[shown] = (scored, query, memory_id)
+    winners = [shown for shown, _ in sorted(kept.items(), key=lambda kv: _key(kv[1][0]))]
+    if params.sort == "score":
+        winners = winners[: params.limit]
+    memories = await stores.graph.get_memories(scope, [w for w in winners if w not in _ids(heads)])
+    memories.update({head.id: head for head in heads.values()})
+    hits = []
+    for shown in winners:
+        scored, query, source = kept[shown]
+        if shown not in memories:
+            continue  # deleted between the two reads
+        replaced = source if shown != source else None
+        match_type = "state_replacement" if replaced else _match_type(best[source][0])
+        hits.append(Hit(memories[shown], scored, match_type, query, replaced))
+    return hits, floored
+
+
+def _key(scored: rank.Scored) -> tuple:
+    return (-scored.score, -scored.match, scored.id)
+
+
+def _ids(heads: dict[str, Memory]) -> set[str]:
+    return {head.id for head in heads.values()}
 
 
 def _passes_floor(candidate: rank.Candidate, floor: float) -> bool:

@@ -45,6 +45,17 @@ RETURN m.id, count(t) > 0
 
 GET_MEMORY = f"MATCH (m:Memory {{id: $id}}) WHERE {IN_SCOPE} RETURN m"
 GET_MEMORIES = f"MATCH (m:Memory) WHERE m.id IN $ids AND {IN_SCOPE} RETURN m"
+# What ranking and the state filter need, without parsing whole nodes (the client's parser is
+# the slowest part of a recall).
+RANKING_FACTS = f"""
+MATCH (m:Memory) WHERE m.id IN $ids AND {IN_SCOPE}
+RETURN m.id, m.importance, m.confidence, m.timestamp, m.layer, m.archived, m.t_valid,
+       m.t_invalid, m.expires_at
+"""
+FACT_FIELDS = (
+    "id", "importance", "confidence", "timestamp", "layer", "archived", "t_valid", "t_invalid",
+    "expires_at",
+)  # fmt: skip
 # The newest memory at the end of an INVALIDATED_BY / EVOLVED_INTO chain (≤ 5 hops), per id.
 SUPERSEDED_HEADS = f"""
 MATCH (s:Memory)-[:INVALIDATED_BY|EVOLVED_INTO*1..5]->(m:Memory)
@@ -258,6 +269,11 @@ class GraphStore:
         """Memories by id within the scope, in one query."""
         rows = await self.ro_query(GET_MEMORIES, {"ids": list(memory_ids), **scope_params(scope)})
         return {memory.id: memory for memory in (to_memory(row[0]) for row in rows)}
+
+    async def ranking_facts(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, dict]:
+        """The fields recall ranks and filters by, for the ids in scope, in one light query."""
+        rows = await self.ro_query(RANKING_FACTS, {"ids": list(memory_ids), **scope_params(scope)})
+        return {row[0]: dict(zip(FACT_FIELDS, row, strict=True)) for row in rows}
 
     async def superseded_heads(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, Memory]:
         """For superseded memories among the ids: the head of their replacement chain."""

@@ -178,6 +178,8 @@ async def test_dense_search_ranks_nearer_vector_first(harness: Harness) -> None:
     assert hits[0].score > hits[1].score > hits[2].score
     assert hits[0].payload == near.payload
     assert len(await index.search_dense(vec(1, 0), flt(), 2)) == 2
+    bare = await index.search_dense(vec(1, 0), flt(), 10, with_payload=False)
+    assert [(h.id, h.payload) for h in bare] == [(h.id, {}) for h in hits]
 
 
 async def test_sparse_search_finds_only_docs_with_the_word(harness: Harness) -> None:

@@ -286,11 +286,13 @@ class VectorIndex(Protocol):
         """Fetch points by id; unknown ids are absent from the result."""
 
     async def search_dense(
-        self, vector: list[float], flt: VectorFilter, limit: int
+        self, vector: list[float], flt: VectorFilter, limit: int, *, with_payload: bool = True
     ) -> list[VectorHit]:
         """Cosine nearest neighbours among points that have a dense vector."""
 
-    async def search_sparse(self, text: str, flt: VectorFilter, limit: int) -> list[VectorHit]:
+    async def search_sparse(
+        self, text: str, flt: VectorFilter, limit: int, *, with_payload: bool = True
+    ) -> list[VectorHit]:
         """BM25 keyword search."""
 
     async def search_hybrid(

@@ -125,18 +125,21 @@ class EdgeVectorIndex:
         }
 
     async def search_dense(
-        self, vector: list[float], flt: VectorFilter, limit: int
+        self, vector: list[float], flt: VectorFilter, limit: int, *, with_payload: bool = True
     ) -> list[VectorHit]:
         """Cosine nearest neighbours (exact brute force until ``optimize`` builds HNSW)."""
         query = qe.Query.Nearest(check_vector(vector, self.dimension), using=DENSE)
-        return await self._query(limit, flt, query=query)
+        return await self._query(limit, flt, with_payload, query=query)
 
-    async def search_sparse(self, text: str, flt: VectorFilter, limit: int) -> list[VectorHit]:
+    async def search_sparse(
+        self, text: str, flt: VectorFilter, limit: int, *, with_payload: bool = True
+    ) -> list[VectorHit]:
         """BM25 keyword search; [] when the query has no indexable token."""
         terms = query_terms(text)
         if terms is None:
             return []
-        return await self._query(limit, flt, query=qe.Query.Nearest(_sparse(terms), using=SPARSE))
+        query = qe.Query.Nearest(_sparse(terms), using=SPARSE)
+        return await self._query(limit, flt, with_payload, query=query)
 
     async def search_hybrid(
         self,
@@ -181,12 +184,14 @@ class EdgeVectorIndex:
         dense = None if point.dense is None else check_vector(point.dense, self.dimension)
         return VectorPoint(normalise_id(point.id), dense, point.text, point.payload)
 
-    async def _query(self, limit: int, flt: VectorFilter, **kwargs: Any) -> list[VectorHit]:
+    async def _query(
+        self, limit: int, flt: VectorFilter, with_payload: bool = True, **kwargs: Any
+    ) -> list[VectorHit]:
         """Run one QueryRequest with the filter and map the hits."""
         if limit <= 0:
             return []
         request = qe.QueryRequest(
-            limit=limit, filter=_filter(describe_filter(flt)), with_payload=True, **kwargs
+            limit=limit, filter=_filter(describe_filter(flt)), with_payload=with_payload, **kwargs
         )
         points = await self._call(lambda s: s.query(request))
         return [VectorHit(str(p.id), float(p.score), p.payload or {}) for p in points]

@@ -141,18 +141,20 @@ class RemoteVectorIndex:
         }
 
     async def search_dense(
-        self, vector: list[float], flt: VectorFilter, limit: int
+        self, vector: list[float], flt: VectorFilter, limit: int, *, with_payload: bool = True
     ) -> list[VectorHit]:
         """Cosine nearest neighbours."""
         dense = check_vector(vector, self.dimension)
-        return await self._query(limit, flt, query=dense, using=DENSE)
+        return await self._query(limit, flt, with_payload, query=dense, using=DENSE)
 
-    async def search_sparse(self, text: str, flt: VectorFilter, limit: int) -> list[VectorHit]:
+    async def search_sparse(
+        self, text: str, flt: VectorFilter, limit: int, *, with_payload: bool = True
+    ) -> list[VectorHit]:
         """BM25 keyword search; [] when the query has no indexable token."""
         terms = query_terms(text)
         if terms is None:
             return []
-        return await self._query(limit, flt, query=_sparse(terms), using=SPARSE)
+        return await self._query(limit, flt, with_payload, query=_sparse(terms), using=SPARSE)
 
     async def search_hybrid(
         self,
@@ -198,7 +200,9 @@ class RemoteVectorIndex:
             raise VectorIndexError(f"Qdrant vector index '{self.collection}' is not open")
         return self._client
 
-    async def _query(self, limit: int, flt: VectorFilter, **kwargs: Any) -> list[VectorHit]:
+    async def _query(
+        self, limit: int, flt: VectorFilter, with_payload: bool = True, **kwargs: Any
+    ) -> list[VectorHit]:
         """Run one query_points call with the filter and map the hits."""
         if limit <= 0:
             return []
@@ -206,7 +210,7 @@ class RemoteVectorIndex:
             self.collection,
             query_filter=_filter(describe_filter(flt)),
             limit=limit,
-            with_payload=True,
+            with_payload=with_payload,
             **kwargs,
         )
         return [VectorHit(str(p.id), float(p.score), p.payload or {}) for p in response.points]
