@@ -76,6 +76,7 @@ class Settings(BaseSettings):
     )
     recall_weight_dense: float = Field(1.0, ge=0, validation_alias="RECALL_WEIGHT_DENSE")
     recall_weight_bm25: float = Field(1.5, ge=0, validation_alias="RECALL_WEIGHT_BM25")
+    recall_weight_context: float = Field(0.5, ge=0, validation_alias="RECALL_WEIGHT_CONTEXT")
     recall_rrf_k: int = Field(5, ge=1, validation_alias="RECALL_RRF_K")
     recall_weight_importance: float = Field(0.1, validation_alias="RECALL_WEIGHT_IMPORTANCE")
     recall_weight_confidence: float = Field(0.05, validation_alias="RECALL_WEIGHT_CONFIDENCE")

@@ -105,6 +105,7 @@ class Memory(BaseModel):
     embedding_status: Status = Status.PENDING
     enrichment_status: Status = Status.PENDING
     source: dict[str, Any] = Field(default_factory=dict)
+    session_id: str | None = None  # source.session_id, kept as a property to look turns up by
     content_hash: str
 
 

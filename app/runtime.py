@@ -139,6 +139,7 @@ def recall_config(settings: Settings) -> RecallConfig:
         channel_weights={
             "dense": settings.recall_weight_dense,
             "bm25": settings.recall_weight_bm25,
+            "context": settings.recall_weight_context,
         },
         rrf_k=settings.recall_rrf_k,
     )

@@ -42,6 +42,7 @@ DEFAULT_OUT = ROOT / "bench" / "results" / "locomo.json"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 CONFIGS: dict[str, dict[str, str]] = {
     "engram": {},
+    "engram-nofloor": {"relevance_floor": "0"},
     "bm25": {"channels": "bm25", "rerank": "false"},
     "dense": {"channels": "dense", "rerank": "false"},
     "rrf": {"channels": "dense,bm25", "rerank": "false"},
@@ -227,6 +228,8 @@ def memory_body(sample_id: str, turn: Turn) -> dict[str, Any]:
         "metadata": {"dia_id": turn.dia_id, "session": turn.session, "sample_id": sample_id},
         "tags": [TAG],
         "labels": {"dia_id": turn.dia_id, "session": turn.session},
+        # What a chat front-end sends: the conversation session and the message id.
+        "source": {"session_id": f"{sample_id}/session_{turn.session}", "message_id": turn.dia_id},
     }
 
 

@@ -125,6 +125,7 @@ class MemoryOut(BaseModel):
     embedding_status: Status = Field(description="pending / done / failed — never faked.")
     enrichment_status: Status = Field(description="pending / done / failed.")
     source: dict[str, Any] = Field(description="Provenance: created_by, session_id, chat_id…")
+    session_id: str | None = Field(None, description="The conversation session (from source).")
 
 
 class StoreResponse(BaseModel):

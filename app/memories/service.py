@@ -63,7 +63,9 @@ def tag_prefixes(tags: list[str]) -> list[str]:
     return list(prefixes)
 
 
-def build_memory(data: MemoryCreate, *, scope: Scope, actor: str, now: datetime) -> Memory:
+def build_memory(
+    data: MemoryCreate, *, scope: Scope, actor: str, now: datetime, position: int = 0
+) -> Memory:
     """A new Memory from a validated request, with every default filled in."""
     agent = memory_agent(scope, data.agent_id)
     timestamp = data.timestamp or now
@@ -90,7 +92,8 @@ def build_memory(data: MemoryCreate, *, scope: Scope, actor: str, now: datetime)
         timestamp=to_iso(timestamp),
         t_valid=to_iso(data.t_valid or timestamp),
         t_invalid=to_iso(data.t_invalid) if data.t_invalid else None,
-        created_at=to_iso(now),
+        # A batch's items get consecutive microseconds, so record time orders them as sent.
+        created_at=to_iso(now + timedelta(microseconds=position)),
         updated_at=to_iso(updated_at),
         last_accessed=to_iso(data.last_accessed or updated_at),
         embedding_status=Status.PENDING,
@@ -98,6 +101,7 @@ def build_memory(data: MemoryCreate, *, scope: Scope, actor: str, now: datetime)
             "created_by": actor,
             **(data.source.model_dump(exclude_none=True) if data.source else {}),
         },
+        session_id=data.source.session_id if data.source else None,
         content_hash=content_hash(data.content),
     )
 
@@ -128,6 +132,7 @@ async def store(*, stores: Stores, scope: Scope, actor: str, data: MemoryCreate)
     check_embedding(stores, data.embedding)
     memory = build_memory(data, scope=scope, actor=actor, now=utc_now())
     deleted_before = await stores.graph.create_memories([memory], actor)
+    await link_session_turns(stores, scope, [memory])
     mirrored = await _mirror(stores, scope, [memory], {memory.id: data.embedding})
     if data.embedding is not None and mirrored:
         memory.embedding_status = Status.DONE
@@ -135,6 +140,27 @@ async def store(*, stores: Stores, scope: Scope, actor: str, data: MemoryCreate)
     else:
         embedding = await _queue_embedding(stores, scope, [memory.id])
     return Stored(memory, deleted_before.get(memory.id, False), mirrored, embedding)
+
+
+async def link_session_turns(stores: Stores, scope: Scope, memories: list[Memory]) -> None:
+    """Links each turn of a conversation session to the one before it (PRECEDED_BY).
+
+    Within a batch, items of one session are consecutive turns in the order sent; the first of
+    them follows the session's latest stored turn. Recall uses these links to bring in the
+    neighbouring turns of a good match.
+    """
+    in_session = [m for m in memories if m.session_id]
+    if not in_session:
+        return
+    pairs, firsts, last_seen = [], [], {}
+    for memory in in_session:
+        previous = last_seen.get(memory.session_id)
+        if previous is None:
+            firsts.append({"id": memory.id, "session_id": memory.session_id})
+        else:
+            pairs.append({"later": memory.id, "earlier": previous})
+        last_seen[memory.session_id] = memory.id
+    await stores.graph.link_turns(scope.user_id, firsts, pairs, [m.id for m in in_session])
 
 
 async def _queue_embedding(stores: Stores, scope: Scope, memory_ids: list[str]) -> str:
@@ -156,10 +182,11 @@ async def store_batch(
     for index, item in enumerate(items):
         check_embedding(stores, item.embedding, where=f"Memory at index {index}: ")
         try:
-            memories.append(build_memory(item, scope=scope, actor=actor, now=now))
+            memories.append(build_memory(item, scope=scope, actor=actor, now=now, position=index))
         except BadRequest as exc:
             raise BadRequest(f"Memory at index {index}: {exc.message}") from exc
     await stores.graph.create_memories(memories, actor)
+    await link_session_turns(stores, scope, memories)
     vectors = {m.id: item.embedding for m, item in zip(memories, items, strict=True)}
     mirrored = await _mirror(stores, scope, memories, vectors)
     ids = [m.id for m in memories]

@@ -17,7 +17,7 @@ MAX_LIMIT = 100
 TRUE = {"1", "true", "yes", "y", "on"}
 FALSE = {"0", "false", "no", "off", "n"}
 SORTS = {"score", "time_desc", "time_asc", "updated_desc", "updated_asc"}
-CHANNELS = ("dense", "bm25")
+CHANNELS = ("dense", "bm25", "context")
 ALIASES = {
     "order_by": "sort",
     "time": "time_query",

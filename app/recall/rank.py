@@ -26,7 +26,9 @@ class Weights:
     recency_curve: str = "exp"  # exp: 0.5^(age/half_life); linear: 1 - age/(2·half_life)
     raw_penalty: float = 0.05
     superseded_penalty: float = 0.15
-    channel_weights: dict[str, float] = field(default_factory=lambda: {"dense": 1.0, "bm25": 1.5})
+    channel_weights: dict[str, float] = field(
+        default_factory=lambda: {"dense": 1.0, "bm25": 1.5, "context": 0.5}
+    )
     rrf_k: int = RRF_K
 
 

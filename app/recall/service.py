@@ -152,6 +152,8 @@ async def _search(
                 kept[0], config.weights, kept[2]
             ):
                 best[memory_id] = (candidate, query, ran)
+    if "context" in params.channels:
+        await _add_neighbour_turns(stores, scope, best, config)
     pool = _shortlist(best, params, config)
     facts = await stores.graph.ranking_facts(scope, pool)
     visible, suppressed = _current_state(facts, params, now)
@@ -181,6 +183,34 @@ async def _expansions(
         for memory, scored, seed, relation in found
         if memory.id not in shown
     ]
+
+
+CONTEXT_SEEDS = 3
+
+
+async def _add_neighbour_turns(
+    stores: Stores, scope: Scope, best: dict[str, tuple[rank.Candidate, str, list[str]]],
+    config: RecallConfig,
+) -> None:  # fmt: skip
+    """The context channel: the turns just before and after the best matches.
+
+    An answer often sits in the turn next to the one that matches the question's words
+    ("Where did you go?" — "To the LGBTQ support group"). Each neighbour of the top
+    CONTEXT_SEEDS candidates enters the fusion at its seed's rank, in a channel of its own.
+    """
+    seeds = sorted(best, key=lambda i: -rank.match_score(best[i][0], config.weights, best[i][2]))
+    seeds = seeds[:CONTEXT_SEEDS]
+    if not seeds:
+        return
+    position = {memory_id: i for i, memory_id in enumerate(seeds)}
+    for seed, neighbour in await stores.graph.neighbour_turns(scope, seeds):
+        _, query, ran = best[seed]
+        candidate, _, _ = best.setdefault(neighbour, (rank.Candidate(neighbour), query, ran))
+        candidate.ranks["context"] = min(candidate.ranks.get("context", 99), position[seed])
+        candidate.scores["context"] = 1.0
+    for memory_id, (candidate, query, ran) in best.items():
+        if "context" not in ran:
+            best[memory_id] = (candidate, query, [*ran, "context"])
 
 
 SHORTLIST_FACTOR = 3
@@ -284,7 +314,7 @@ def _ids(heads: dict[str, Memory]) -> set[str]:
 
 def _passes_floor(candidate: rank.Candidate, floor: float) -> bool:
     """Kept if a keyword matched or the meaning is close enough; else it is unrelated."""
-    if "bm25" in candidate.scores or "fulltext" in candidate.scores:
+    if {"bm25", "fulltext", "context"} & set(candidate.scores):
         return True
     return candidate.scores.get("dense", 0.0) >= floor
 
@@ -292,7 +322,9 @@ def _passes_floor(candidate: rank.Candidate, floor: float) -> bool:
 def _match_type(candidate: rank.Candidate) -> str:
     if "dense" in candidate.ranks:
         return "vector"
-    return "keyword"
+    if "bm25" in candidate.ranks or "fulltext" in candidate.ranks:
+        return "keyword"
+    return "context"
 
 
 def _order(hits: list[Hit], params: RecallParams) -> list[Hit]:

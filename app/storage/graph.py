@@ -167,6 +167,28 @@ MATCH (m:Memory) WHERE m.user_id = $user_id AND m.id > $after RETURN m ORDER BY 
 SET_STATUS_ANY_USER = "MATCH (m:Memory) WHERE m.id IN $ids SET m.embedding_status = $status"
 EXISTING_IDS = "MATCH (m:Memory) WHERE m.id IN $ids RETURN m.id"
 
+# Conversation order: a new session's first turn follows the session's latest earlier turn.
+LINK_FIRST_TURNS = """
+UNWIND $firsts AS row
+MATCH (m:Memory {id: row.id})
+MATCH (p:Memory {session_id: row.session_id}) WHERE p.user_id = $user_id AND NOT p.id IN $new
+WITH m, row, max(p.created_at) AS latest
+MATCH (previous:Memory {session_id: row.session_id})
+WHERE previous.user_id = $user_id AND previous.created_at = latest
+MERGE (m)-[r:PRECEDED_BY]->(previous) SET r.session = true
+"""
+LINK_CONSECUTIVE_TURNS = """
+UNWIND $pairs AS pair
+MATCH (a:Memory {id: pair.later}), (b:Memory {id: pair.earlier})
+WHERE a.user_id = $user_id AND b.user_id = $user_id
+MERGE (a)-[r:PRECEDED_BY]->(b) SET r.session = true
+"""
+NEIGHBOUR_TURNS = f"""
+MATCH (s:Memory)-[:PRECEDED_BY]-(m:Memory)
+WHERE s.id IN $ids AND s.user_id = $user_id AND {IN_SCOPE}
+RETURN s.id, m.id
+"""
+
 COUNT_MEMORIES = "MATCH (m:Memory) RETURN count(m)"
 COUNT_USER_MEMORIES = "MATCH (m:Memory {user_id: $user_id}) RETURN count(m)"
 INDEXES = "CALL db.indexes() YIELD label, properties, types, status"
@@ -430,6 +452,25 @@ class GraphStore:
     async def existing_ids(self, memory_ids: Sequence[str]) -> set[str]:
         """Which of these ids are live memories (operator path: orphan detection)."""
         return {row[0] for row in await self.ro_query(EXISTING_IDS, {"ids": list(memory_ids)})}
+
+    async def link_turns(
+        self, user_id: str, firsts: list[dict], pairs: list[dict], new_ids: list[str]
+    ) -> None:
+        """PRECEDED_BY links between consecutive turns of conversation sessions."""
+        if firsts:
+            params = {"firsts": firsts, "new": new_ids, "user_id": user_id}
+            await self.query(LINK_FIRST_TURNS, params)
+        if pairs:
+            await self.query(LINK_CONSECUTIVE_TURNS, {"pairs": pairs, "user_id": user_id})
+
+    async def neighbour_turns(
+        self, scope: Scope, memory_ids: Sequence[str]
+    ) -> list[tuple[str, str]]:
+        """(memory, neighbouring turn) pairs over PRECEDED_BY, both ways, within the scope."""
+        rows = await self.ro_query(
+            NEIGHBOUR_TURNS, {"ids": list(memory_ids), **scope_params(scope)}
+        )
+        return [(row[0], row[1]) for row in rows]
 
     async def count_memories(self, user_id: str | None = None) -> int:
         """Live memories, of one user or of all (operator path)."""
