@@ -99,6 +99,8 @@ def load_session(path: Path, threads: int) -> ort.InferenceSession:
     options.inter_op_num_threads = 1
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     options.log_severity_level = 3  # the int8 graph triggers harmless optimizer warnings
+    # Idle intra-op threads would otherwise spin-wait and burn CPU the API and FalkorDB need.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
 

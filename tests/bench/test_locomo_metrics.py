@@ -169,6 +169,7 @@ def test_memory_body() -> None:
         "metadata": {"dia_id": "D2:2", "session": 2, "sample_id": "conv-26"},
         "tags": ["locomo"],
         "labels": {"dia_id": "D2:2", "session": 2},
+        "source": {"session_id": "conv-26/session_2", "message_id": "D2:2"},
     }
 
 
