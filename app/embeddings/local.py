@@ -7,9 +7,12 @@ metadata, so neither package is ever imported.
 """
 
 import asyncio
+import contextlib
 import functools
 import hashlib
 import importlib.metadata
+import os
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -92,6 +95,16 @@ def load_tokenizer(path: Path) -> Tokenizer:
     return tokenizer
 
 
+def _background_priority() -> None:
+    """Lowers this thread's CPU priority (nice 10); ONNX's threads, created from it, inherit it.
+
+    On the embedded default the embedder shares two cores with the API and FalkorDB: embedding is
+    background work and must not slow the requests that acknowledge writes and answer recalls.
+    """
+    with contextlib.suppress(OSError, AttributeError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+
+
 def load_session(path: Path, threads: int) -> ort.InferenceSession:
     """A CPU inference session using `threads` intra-op threads."""
     options = ort.SessionOptions()
@@ -172,7 +185,9 @@ class LocalEmbedder:
         self._model_path = model_path
         self._tokenizer_path = tokenizer_path
         # One thread: the ONNX session already uses `threads` cores, and batches queue fairly.
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed-local")
+        self._executor = ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="embed-local", initializer=_background_priority
+        )
         self._minilm: MiniLM | None = None
         self._closed = False
         self._health = HealthTracker()
