@@ -1,5 +1,6 @@
 """Job status for clients, and the operator's repair endpoints (admin key)."""
 
+import asyncio
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Path
@@ -130,6 +131,32 @@ async def job_report(
 async def dead_letters(runtime: RuntimeDep, _: AdminDep) -> dict[str, Any]:
     """Jobs that gave up, newest first, each with its last error."""
     return {"status": "success", "dead": await runtime.jobs.dead_letters()}
+
+
+@router.get("/admin/debug/tasks")
+async def debug_tasks(_: AdminDep) -> dict[str, Any]:
+    """Every asyncio task of this process with where it is waiting (to diagnose stuck jobs)."""
+    tasks = []
+    for task in asyncio.all_tasks():
+        frames = [
+            f"{f.f_code.co_filename}:{f.f_lineno} {f.f_code.co_name}" for f in task.get_stack()
+        ]
+        tasks.append({"name": task.get_name(), "done": task.done(), "stack": frames})
+    tasks.sort(key=lambda t: t["name"])
+    return {"status": "success", "count": len(tasks), "tasks": tasks}
+
+
+def _chain(task: asyncio.Task) -> list[str]:
+    """The coroutine await chain of a task, outermost first, down to what it waits on."""
+    chain, awaitable = [], task.get_coro()
+    while awaitable is not None and len(chain) < 50:
+        frame = getattr(awaitable, "cr_frame", None) or getattr(awaitable, "gi_frame", None)
+        if frame is None:
+            chain.append(repr(awaitable)[:200])
+            break
+        chain.append(f"{frame.f_code.co_filename}:{frame.f_lineno} {frame.f_code.co_name}")
+        awaitable = getattr(awaitable, "cr_await", None) or getattr(awaitable, "gi_yieldfrom", None)
+    return chain
 
 
 @router.post("/admin/jobs/{job_id:path}/retry", status_code=202, response_model=JobAccepted)

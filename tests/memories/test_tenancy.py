@@ -30,6 +30,7 @@ ENDPOINTS = [
     ("POST", "/admin/reembed", {}),
     ("GET", "/admin/jobs/sync:manual", None),
     ("GET", "/admin/dead-letters", None),
+    ("GET", "/admin/debug/tasks", None),
 ]
 
 
