@@ -138,10 +138,7 @@ async def debug_tasks(_: AdminDep) -> dict[str, Any]:
     """Every asyncio task of this process with where it is waiting (to diagnose stuck jobs)."""
     tasks = []
     for task in asyncio.all_tasks():
-        frames = [
-            f"{f.f_code.co_filename}:{f.f_lineno} {f.f_code.co_name}" for f in task.get_stack()
-        ]
-        tasks.append({"name": task.get_name(), "done": task.done(), "stack": frames})
+        tasks.append({"name": task.get_name(), "done": task.done(), "awaiting": _chain(task)})
     tasks.sort(key=lambda t: t["name"])
     return {"status": "success", "count": len(tasks), "tasks": tasks}
 
