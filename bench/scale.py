@@ -160,7 +160,7 @@ def reused_server(args: argparse.Namespace) -> Server:
 
 
 def proc_status(pid: int | None) -> dict[str, float] | None:
-    """VmRSS and VmHWM (MB) and CPU seconds of a process, or None if it is not visible."""
+    """RSS, peak RSS, anonymous / file-backed RSS (MB) and CPU seconds of a process."""
     if pid is None:
         return None
     try:
@@ -168,11 +168,16 @@ def proc_status(pid: int | None) -> dict[str, float] | None:
         stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
         return None
-    fields = {line.split(":")[0]: line.split()[1] for line in status if line.startswith("Vm")}
+    fields = {
+        line.split(":")[0]: line.split()[1] for line in status if line.startswith(("Vm", "Rss"))
+    }
+    size = lambda name: round(int(fields.get(name, 0)) / 1024, 1)  # noqa: E731
     ticks = os.sysconf("SC_CLK_TCK")
     return {
-        "rss_mb": round(int(fields.get("VmRSS", 0)) / 1024, 1),
-        "hwm_mb": round(int(fields.get("VmHWM", 0)) / 1024, 1),
+        "rss_mb": size("VmRSS"),
+        "hwm_mb": size("VmHWM"),
+        "anon_mb": size("RssAnon"),  # heap: Python objects, ONNX arena, the Edge shard's memory
+        "file_mb": size("RssFile"),  # mapped files: libraries, the Edge shard's mmapped segments
         "cpu_s": round((int(stat[11]) + int(stat[12])) / ticks, 1),
     }
 
@@ -632,8 +637,14 @@ def fmt(figures: dict[str, float] | None) -> str:
 
 
 def mb(snap: dict[str, Any] | None, name: str) -> str:
+    """RSS of one process in a snapshot, with its anonymous / file-backed split."""
     figures = (snap or {}).get(name) or {}
-    return f"{figures.get('rss_mb', '—')} MB" if figures else "—"
+    if not figures:
+        return "—"
+    split = (
+        f" (anon {figures['anon_mb']}, file {figures['file_mb']})" if "anon_mb" in figures else ""
+    )
+    return f"{figures['rss_mb']} MB{split}"
 
 
 def markdown(result: dict[str, Any]) -> str:
@@ -642,16 +653,14 @@ def markdown(result: dict[str, Any]) -> str:
     with_q, without = rec["with_query_embedding"], rec["precomputed_vector"]
     own = rec["query_embedding_in_process"]
     rss, disk = result["rss"], result["disk_mb"]
-    batch = ing["batch_wall"] or {}
     rows = [
         ("memories / users / queries",
          f"{gen['memories']:,} / {result['config']['users']} / {result['config']['queries']}"),
         ("unique texts", f"{gen['unique']:,} ({gen['unique_fraction']:.2%})"),
-        ("ingestion, acknowledged (POST /memory/batch ×500)",
-         f"{ing['memories_per_s']} memories/s ({ing['seconds']} s; batch p50 / p95 "
-         f"{batch.get('p50_ms')} / {batch.get('p95_ms')} ms)"),
+        ("ingestion, acknowledged (POST /memory/batch ×500)", ingest_line(ing)),
         ("all embedded, from the first batch",
-         f"{emb['seconds_since_first_batch']} s ({emb['memories_per_s']} memories/s)"),
+         f"{emb['seconds_since_first_batch']} s ({emb['memories_per_s']} memories/s)"
+         if ing["memories"] else "already embedded (resumed run)"),
         ("embedding wait outcome", emb["outcome"]),
         ("/recall wall p50 / p95 / p99, with query embedding", f"{fmt(with_q['wall'])} ms"),
         ("/recall wall p50 / p95 / p99, precomputed vector", f"{fmt(without['wall'])} ms"),
@@ -684,6 +693,16 @@ def markdown(result: dict[str, Any]) -> str:
             f"| {name} | {figures['p50_ms']} | {figures['p95_ms']} | {figures['max_ms']} |"
         )
     return "\n".join(lines)
+
+
+def ingest_line(ing: dict[str, Any]) -> str:
+    if not ing["memories"]:
+        return f"all {ing['skipped_batches']} batches acknowledged by an earlier run"
+    batch = ing["batch_wall"] or {}
+    return (
+        f"{ing['memories_per_s']} memories/s ({ing['seconds']} s; batch p50 / p95 "
+        f"{batch.get('p50_ms')} / {batch.get('p95_ms')} ms)"
+    )
 
 
 def targets_met(wall: dict[str, float] | None) -> str:

@@ -596,7 +596,10 @@ class JobRunner:
         async def run(ctx: dict[str, Any], *, ids: list[str], payload: dict[str, Any]) -> Any:
             job: Job = ctx["job"]
             lease = _Lease(jobs, jobs.lease_key(job.key), spec.heartbeat_s)
-            heartbeat = asyncio.create_task(_heartbeat(job, lease, asyncio.current_task(), spec))
+            done = asyncio.Event()
+            heartbeat = asyncio.create_task(
+                _heartbeat(job, lease, asyncio.current_task(), spec, done)
+            )
             try:
                 await lease.acquire()
                 context = JobContext(
@@ -619,19 +622,29 @@ class JobRunner:
                 job.meta["last_error"] = f"{type(exc).__name__}: {exc}"[:500]
                 raise
             finally:
-                heartbeat.cancel()
-                await asyncio.wait([heartbeat])
+                # Stop the beat by flag, not only by cancellation: a library that swallows one
+                # CancelledError (seen under load) would otherwise leave an orphan heartbeat
+                # renewing the lease forever, and every later attempt would wait for it.
+                done.set()
                 with contextlib.suppress(Exception):
-                    await lease.release()
+                    await lease.release()  # held=False first: a stray beat cannot renew it
+                heartbeat.cancel()
+                await asyncio.wait([heartbeat], timeout=spec.heartbeat_s)
 
         return run
 
 
-async def _heartbeat(job: Job, lease: _Lease, task: asyncio.Task | None, spec: JobKind) -> None:
-    """Touches saq's job record (its heartbeat) and renews the lease every heartbeat_s / 3."""
+async def _heartbeat(
+    job: Job, lease: _Lease, task: asyncio.Task | None, spec: JobKind, done: asyncio.Event
+) -> None:
+    """Touches saq's job record (its heartbeat) and renews the lease every heartbeat_s / 3,
+    until the attempt is `done`."""
     interval = max(spec.heartbeat_s / 3, 0.05)
-    while True:
-        await asyncio.sleep(interval)
+    while not done.is_set():
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(done.wait(), interval)
+        if done.is_set():
+            return
         try:
             if lease.held and not await lease.renew():
                 lease.lost = True

@@ -1,0 +1,41 @@
+"""The heartbeat of an attempt ends when the attempt does, even if a cancellation is swallowed.
+
+Under load, one cancellation of a heartbeat was swallowed inside a client library; the orphan
+heartbeat then renewed the job's lease forever and every later attempt waited for it.
+"""
+
+import asyncio
+from types import SimpleNamespace
+
+from app.jobs.queue import JobKind, _heartbeat
+
+
+class SwallowingJob:
+    """Stands in for saq's Job: its update() swallows CancelledError, as the library did."""
+
+    key = "embed:u/1"
+
+    def __init__(self) -> None:
+        self.updates = 0
+
+    async def update(self) -> None:
+        self.updates += 1
+        try:
+            await asyncio.sleep(0.5)
+        except asyncio.CancelledError:
+            pass
+
+
+async def test_heartbeat_stops_when_the_attempt_is_done_despite_a_swallowed_cancel():
+    job, lease, done = SwallowingJob(), SimpleNamespace(held=False), asyncio.Event()
+    spec = JobKind(handler=lambda ctx: None, heartbeat_s=0.03)
+    task = asyncio.create_task(_heartbeat(job, lease, None, spec, done))
+    await asyncio.sleep(0.2)  # inside update()
+    task.cancel()
+    await asyncio.sleep(0.1)
+    assert not task.done()  # the cancellation was swallowed: cancel() alone cannot stop it
+    done.set()
+    await asyncio.wait_for(task, 2)
+    updates = job.updates
+    await asyncio.sleep(0.2)
+    assert job.updates == updates  # no beat after the attempt ended
