@@ -5,6 +5,7 @@ heartbeat then renewed the job's lease forever and every later attempt waited fo
 """
 
 import asyncio
+import contextlib
 from types import SimpleNamespace
 
 from app.jobs.queue import JobKind, _heartbeat
@@ -20,10 +21,8 @@ class SwallowingJob:
 
     async def update(self) -> None:
         self.updates += 1
-        try:
+        with contextlib.suppress(asyncio.CancelledError):
             await asyncio.sleep(0.5)
-        except asyncio.CancelledError:
-            pass
 
 
 async def test_heartbeat_stops_when_the_attempt_is_done_despite_a_swallowed_cancel():
