@@ -2,7 +2,8 @@
 
 Expansions come after the seeds, marked as such (`match_type: relation`, `related_to`), so
 `limit` stays a hard cap on the seeds. They follow the default-expand types of the registry,
-bypass the tag filter unless `expand_respect_tags` (AutoMem's rule), and obey the state filter.
+bypass the tag filter unless `expand_respect_tags` (AutoMem's rule), and obey the state rule
+(app/recall/state.py), which also hides decayed memories.
 """
 
 from collections import Counter
@@ -11,20 +12,11 @@ from datetime import datetime
 from app.models import Memory, to_iso
 from app.recall import rank
 from app.recall.params import RecallParams
+from app.recall.state import STATE_FIELDS, is_current
 from app.relations.registry import DEFAULT_EXPAND
 from app.scope import Scope
 from app.storage import Stores
 from app.storage import relations as edges
-
-
-def _visible(memory: Memory, params: RecallParams, now: str) -> bool:
-    if params.state_mode == "history":
-        return True
-    return not (
-        memory.archived
-        or (memory.t_valid and memory.t_valid > now)
-        or (memory.t_invalid and memory.t_invalid <= now)
-    )
 
 
 def _in_tag_scope(memory: Memory, params: RecallParams) -> bool:
@@ -54,7 +46,8 @@ async def expand(
     for seed, relation, strength, memory in rows:
         if memory.id in seen or per_seed[seed] >= params.relation_limit:
             continue
-        if not (_visible(memory, params, stamp) and _in_tag_scope(memory, params)):
+        state = memory.model_dump(include=set(STATE_FIELDS))
+        if not (is_current(state, params, stamp) and _in_tag_scope(memory, params)):
             continue
         relation_score = strength + 0.25 * seed_scores[seed]
         components = {"relation": round(relation_score, 6), "strength": strength}

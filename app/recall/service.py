@@ -11,10 +11,12 @@ from datetime import datetime
 from typing import Any
 
 from app.embeddings import Embedder
+from app.memories.fields import parse_type
 from app.models import Memory, to_iso, utc_now
 from app.recall import expansion, rank
 from app.recall.channels import WORD, run_channels
 from app.recall.params import RecallParams
+from app.recall.state import is_current
 from app.recall.timewindow import parse_time_phrase
 from app.scope import Scope
 from app.storage import Stores
@@ -99,8 +101,6 @@ def vector_filter(scope: Scope, params: RecallParams, window: tuple | None) -> V
 
 
 def _canonical_types(names: list[str]) -> list[str] | None:
-    from app.memories.fields import parse_type
-
     return [parse_type(n).value for n in names] or None
 
 
@@ -237,17 +237,8 @@ def _current_state(
     facts: dict[str, dict], params: RecallParams, now: datetime
 ) -> tuple[dict[str, dict], int]:
     """current: hides archived, decayed, not-yet-valid and no-longer-valid memories."""
-    if params.state_mode == "history":
-        return facts, 0
     stamp = to_iso(now)
-    visible = {
-        memory_id: f
-        for memory_id, f in facts.items()
-        if not f["archived"]
-        and not (f["t_valid"] and f["t_valid"] > stamp)
-        and not (f["t_invalid"] and f["t_invalid"] <= stamp)
-        and (params.include_decayed or not (f["expires_at"] and f["expires_at"] <= stamp))
-    }
+    visible = {memory_id: f for memory_id, f in facts.items() if is_current(f, params, stamp)}
     return visible, len(facts) - len(visible)
 
 
