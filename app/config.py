@@ -91,6 +91,39 @@ class Settings(BaseSettings):
     recall_superseded_penalty: float = Field(0.15, validation_alias="RECALL_SUPERSEDED_PENALTY")
     access_flush_interval_s: float = Field(2.0, gt=0, validation_alias="ACCESS_FLUSH_INTERVAL_S")
 
+    # LLM (any OpenAI-compatible chat API). Unset base URL or model = no LLM: every path still
+    # works, with rules instead (classification patterns, rule-based /remember extraction).
+    llm_base_url: str | None = Field(None, validation_alias="LLM_BASE_URL")
+    llm_model: str | None = Field(None, validation_alias="LLM_MODEL")
+    llm_api_key: str | None = Field(None, validation_alias="LLM_API_KEY")
+    llm_timeout_s: float = Field(30.0, gt=0, validation_alias="LLM_TIMEOUT_S")
+    llm_max_retries: int = Field(3, ge=0, validation_alias="LLM_MAX_RETRIES")
+    llm_calls_per_hour: int = Field(1000, ge=0, validation_alias="LLM_CALLS_PER_HOUR")
+    llm_calls_per_job: int = Field(5, ge=1, validation_alias="LLM_CALLS_PER_JOB")
+    enrichment_circuit_cooldown_s: float = Field(
+        300.0, ge=0, validation_alias="ENRICHMENT_CIRCUIT_COOLDOWN_SECONDS"
+    )
+
+    # Enrichment (entities, summary, links); see app/enrichment/.
+    enrichment_enabled: bool = Field(True, validation_alias="ENRICHMENT_ENABLED")
+    enrichment_similarity_threshold: float = Field(
+        0.8, ge=0, le=1, validation_alias="ENRICHMENT_SIMILARITY_THRESHOLD"
+    )
+    enrichment_similar_limit: int = Field(5, ge=0, validation_alias="ENRICHMENT_SIMILAR_LIMIT")
+
+    # /remember (see app/remember/).
+    remember_max_messages: int = Field(50, ge=1, validation_alias="REMEMBER_MAX_MESSAGES")
+    remember_max_chars: int = Field(32000, ge=1, validation_alias="REMEMBER_MAX_CHARS")
+    remember_rate_per_minute: int = Field(120, ge=1, validation_alias="REMEMBER_RATE_PER_MINUTE")
+    remember_dedup_threshold: float = Field(
+        0.92, ge=0, le=1, validation_alias="REMEMBER_DEDUP_THRESHOLD"
+    )
+    remember_contradiction_threshold: float = Field(
+        0.7, ge=0, le=1, validation_alias="REMEMBER_CONTRADICTION_THRESHOLD"
+    )
+    session_idle_seconds: float = Field(1800.0, ge=0, validation_alias="SESSION_IDLE_SECONDS")
+    raw_retention_days: float = Field(30.0, ge=0, validation_alias="RAW_RETENTION_DAYS")
+
     @field_validator("admin_key")
     @classmethod
     def _admin_key_strong_enough(cls, value: str | None) -> str | None:
