@@ -9,6 +9,10 @@ Run it on a free 127.0.0.1 port in a background thread:
 Knobs (`server.config`, changeable between requests; `server.reset()` restores the defaults):
 fail the next `fail_times` requests with `fail_status`, sleep `delay` seconds before answering,
 answer embeddings with `dimension + 1` values (`wrong_dimension`), require `api_key`.
+Chat knobs: `chat_reply` (the content, or a function of the messages), `chat_script` (replies or
+ChatErrors used one per chat request before `chat_reply`), `chat_usage` (the usage numbers),
+`reject_json_schema` (400 for response_format json_schema, like a server without structured
+outputs), `quota_exceeded` (OpenAI's insufficient_quota 429 for every request while set).
 Embeddings are deterministic per text and come back in reverse order, so clients must sort by
 `index`. `server.requests` records every request that reached a route.
 """
@@ -31,6 +35,20 @@ ChatReply = str | Callable[[list[dict[str, Any]]], str]
 
 
 @dataclass
+class ChatError:
+    """A scripted error answer: an OpenAI-style error body with this status, code and type."""
+
+    status: int
+    message: str = "scripted failure"
+    code: str | int | None = None
+    type: str | None = None
+
+
+def default_usage() -> dict[str, int]:
+    return {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
+
+
+@dataclass
 class FakeOpenAIConfig:
     """How the fake server behaves."""
 
@@ -42,6 +60,10 @@ class FakeOpenAIConfig:
     reverse_order: bool = True
     api_key: str | None = None
     chat_reply: ChatReply = "ok"
+    chat_script: list[ChatReply | ChatError] = field(default_factory=list)
+    chat_usage: dict[str, int] = field(default_factory=default_usage)
+    reject_json_schema: bool = False
+    quota_exceeded: bool = False
 
 
 @dataclass
@@ -157,6 +179,8 @@ class FakeOpenAI:
         if config.fail_times > 0:
             config.fail_times -= 1
             return error_response(config.fail_status, f"injected failure {config.fail_status}")
+        if config.quota_exceeded:
+            return quota_response()
         return answer(body)
 
     def _embeddings(self, body: dict[str, Any]) -> JSONResponse:
@@ -186,7 +210,18 @@ class FakeOpenAI:
 
     def _chat(self, body: dict[str, Any]) -> JSONResponse:
         messages = body.get("messages") or []
-        reply = self.config.chat_reply
+        if self.config.reject_json_schema and asks_json_schema(body):
+            return error_response(
+                400,
+                "Invalid parameter: 'response_format' of type 'json_schema' is not supported "
+                "with this model.",
+                code="invalid_parameter",
+                kind="invalid_request_error",
+            )
+        script = self.config.chat_script
+        reply = script.pop(0) if script else self.config.chat_reply
+        if isinstance(reply, ChatError):
+            return error_response(reply.status, reply.message, code=reply.code, kind=reply.type)
         content = reply(messages) if callable(reply) else reply
         return JSONResponse(
             {
@@ -201,14 +236,36 @@ class FakeOpenAI:
                         "finish_reason": "stop",
                     }
                 ],
-                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+                "usage": dict(self.config.chat_usage),
             }
         )
 
 
-def error_response(status: int, message: str) -> JSONResponse:
-    """An OpenAI-style error body."""
-    kind = "rate_limit_error" if status == 429 else "server_error" if status >= 500 else "invalid"
+def asks_json_schema(body: dict[str, Any]) -> bool:
+    """Whether a chat request asks for response_format json_schema."""
+    response_format = body.get("response_format")
+    return isinstance(response_format, dict) and response_format.get("type") == "json_schema"
+
+
+def error_response(
+    status: int, message: str, *, code: str | int | None = None, kind: str | None = None
+) -> JSONResponse:
+    """An OpenAI-style error body; `code` defaults to the status, `kind` to one by status."""
+    if kind is None:
+        kind = (
+            "rate_limit_error" if status == 429 else "server_error" if status >= 500 else "invalid"
+        )
     return JSONResponse(
-        {"error": {"message": message, "type": kind, "code": status}}, status_code=status
+        {"error": {"message": message, "type": kind, "code": status if code is None else code}},
+        status_code=status,
+    )
+
+
+def quota_response() -> JSONResponse:
+    """OpenAI's answer when the account's quota is used up."""
+    return error_response(
+        429,
+        "You exceeded your current quota, please check your plan and billing details.",
+        code="insufficient_quota",
+        kind="insufficient_quota",
     )

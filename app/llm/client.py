@@ -1,0 +1,317 @@
+"""One OpenAI-compatible chat client for every LLM use in Engram: JSON answers, behind guards.
+
+`base_url` is the API root including its version, as for the remote embedder
+(e.g. "https://api.openai.com/v1"); requests go to `base_url + "/chat/completions"`.
+
+Before any request, a call must pass, in this order: the circuit breaker (opened by a quota
+error, see guards.CircuitBreaker), the rolling per-hour limit, and the job's CallBudget.
+Budgets count logical calls (one chat_json), not HTTP attempts: retries and the switch to
+json_object mode cost nothing, since a failed attempt is not what a budget is meant to ration.
+
+Each call gets up to `1 + max_retries` attempts on 429 (not quota), 5xx, timeouts and lost
+connections, with exponential backoff and jitter; other 4xx fail at once. Answers are asked for
+with response_format json_schema (strict); a server that rejects it is switched, for the life of
+this client, to json_object with the schema in the system prompt.
+"""
+
+import asyncio
+import logging
+import random
+import time
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx
+
+from app.config import Settings
+from app.llm.errors import BudgetExhausted, CircuitOpen, LLMCallFailed, LLMUnavailable
+from app.llm.guards import CallBudget, CircuitBreaker, Clock, HourlyLimit
+from app.llm.wire import (
+    JsonMode,
+    QuotaError,
+    SchemaRejected,
+    TransientError,
+    message_content,
+    parse_json_object,
+    response_format,
+    schema_instructions,
+    status_error,
+    token_params,
+    usage_counts,
+)
+
+__all__ = [
+    "BudgetExhausted",
+    "CallBudget",
+    "CircuitOpen",
+    "LLMCallFailed",
+    "LLMClient",
+    "LLMUnavailable",
+    "create_llm_client",
+]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class CallCounts:
+    """Logical calls: sent (passed the guards), refused by a guard, and how the sent ones ended."""
+
+    calls: int = 0
+    successes: int = 0
+    failures: int = 0
+    refused: int = 0
+    retries: int = 0
+
+
+class LLMClient:
+    """Asks an OpenAI-compatible chat API for JSON objects; raises LLMUnavailable when it can't."""
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        model: str,
+        api_key: str | None = None,
+        timeout_s: float = 30.0,
+        max_retries: int = 3,
+        circuit_cooldown_s: float = 300.0,
+        calls_per_hour: int = 1000,
+        calls_per_job: int = 5,
+        backoff_base_s: float = 0.5,
+        backoff_max_s: float = 8.0,
+        clock: Clock = time.monotonic,
+    ) -> None:
+        if not base_url.startswith(("http://", "https://")):
+            raise ValueError(f"base_url must be an http(s) URL, got {base_url!r}")
+        if timeout_s <= 0 or max_retries < 0 or calls_per_job < 0 or circuit_cooldown_s < 0:
+            raise ValueError("timeout_s must be positive; retries, cooldown, budgets >= 0")
+        self.model = model
+        self.url = base_url.rstrip("/") + "/chat/completions"
+        self.calls_per_job = calls_per_job
+        self._api_key = api_key
+        self._timeout_s = timeout_s
+        self._max_retries = max_retries
+        self._backoff_base_s = backoff_base_s
+        self._backoff_max_s = backoff_max_s
+        self._circuit = CircuitBreaker(circuit_cooldown_s, clock)
+        self._hourly = HourlyLimit(calls_per_hour, clock)
+        self._json_mode: JsonMode = "json_schema"
+        self._counts = CallCounts()
+        self._tokens = {"prompt": 0, "completion": 0, "total": 0}
+        self._last_error: str | None = None
+        self._last_error_at: datetime | None = None
+        self._client: httpx.AsyncClient | None = None
+        self._closed = False
+
+    async def chat_json(
+        self,
+        system: str,
+        user: str,
+        *,
+        schema: dict[str, Any],
+        schema_name: str,
+        max_tokens: int,
+        temperature: float | None = None,
+        budget: CallBudget | None = None,
+    ) -> dict[str, Any]:
+        """The model's answer as a JSON object; raises an LLMUnavailable subclass otherwise."""
+        probing = self._admit(budget)
+        try:
+            answer = await self._complete(
+                system, user, schema, schema_name, max_tokens, temperature
+            )
+        except LLMUnavailable as exc:
+            self._record_failure(exc, probing)
+            raise
+        finally:
+            if probing:
+                self._circuit.end_probe()
+        self._record_success(probing)
+        return answer
+
+    def new_budget(self) -> CallBudget:
+        """A fresh per-job budget of `calls_per_job` calls."""
+        return CallBudget(self.calls_per_job)
+
+    def status(self) -> dict[str, Any]:
+        """Counters, token usage, circuit and budget state, and the last error (JSON-able)."""
+        error_at = self._last_error_at
+        return {
+            "model": self.model,
+            **asdict(self._counts),
+            "tokens": dict(self._tokens),
+            "circuit": self._circuit.snapshot(),
+            "hourly_budget": {"limit": self._hourly.limit, "used": self._hourly.used},
+            "json_mode": self._json_mode,
+            "last_error": self._last_error,
+            "last_error_at": error_at.isoformat() if error_at else None,
+        }
+
+    async def close(self) -> None:
+        """Closes the HTTP connections; later calls fail with LLMCallFailed."""
+        self._closed = True
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    def _admit(self, budget: CallBudget | None) -> bool:
+        """Passes the guards or raises; True if this call is the circuit's half-open probe."""
+        try:
+            probing = self._circuit.admit()
+        except CircuitOpen:
+            self._counts.refused += 1
+            raise
+        try:
+            self._hourly.check()
+            if budget is not None:
+                budget.spend()
+        except BudgetExhausted:
+            self._counts.refused += 1
+            if probing:
+                self._circuit.end_probe()
+            raise
+        self._hourly.record()
+        self._counts.calls += 1
+        return probing
+
+    def _record_success(self, probing: bool) -> None:
+        self._counts.successes += 1
+        if probing:
+            self._circuit.close()
+
+    def _record_failure(self, error: LLMUnavailable, probing: bool) -> None:
+        self._counts.failures += 1
+        self._last_error = f"{type(error).__name__}: {error}"
+        self._last_error_at = datetime.now(UTC)
+        if not probing or isinstance(error, CircuitOpen):
+            return
+        # The probe reached a server that still fails: wait another cooldown. Any other answer
+        # (a 400, a bad JSON answer) shows the server is serving again.
+        if isinstance(error, TransientError):
+            self._circuit.trip()
+        else:
+            self._circuit.close()
+
+    async def _complete(
+        self,
+        system: str,
+        user: str,
+        schema: dict[str, Any],
+        schema_name: str,
+        max_tokens: int,
+        temperature: float | None,
+    ) -> dict[str, Any]:
+        def payload() -> dict[str, Any]:
+            return self._payload(system, user, schema, schema_name, max_tokens, temperature)
+
+        try:
+            body = await self._post_with_retries(payload())
+        except SchemaRejected as exc:
+            log.warning(
+                "%s rejects json_schema output; using json_object from now on: %s", self.url, exc
+            )
+            self._json_mode = "json_object"
+            body = await self._post_with_retries(payload())
+        self._count_usage(body)
+        return parse_json_object(message_content(body))
+
+    def _payload(
+        self,
+        system: str,
+        user: str,
+        schema: dict[str, Any],
+        schema_name: str,
+        max_tokens: int,
+        temperature: float | None,
+    ) -> dict[str, Any]:
+        mode = self._json_mode
+        if mode == "json_object":
+            system += schema_instructions(schema)
+        return {
+            "model": self.model,
+            "messages": [
+                {"role": "system", "content": system},
+                {"role": "user", "content": user},
+            ],
+            "response_format": response_format(mode, schema, schema_name),
+            **token_params(self.model, max_tokens, temperature),
+        }
+
+    def _count_usage(self, body: dict[str, Any]) -> None:
+        for key, value in usage_counts(body).items():
+            self._tokens[key] += value
+
+    async def _post_with_retries(self, payload: dict[str, Any]) -> dict[str, Any]:
+        attempt = 0
+        while True:
+            try:
+                return await self._post(payload)
+            except TransientError as exc:
+                if attempt >= self._max_retries:
+                    raise
+                self._counts.retries += 1
+                await asyncio.sleep(self._backoff(attempt, exc.retry_after))
+            attempt += 1
+
+    def _backoff(self, attempt: int, retry_after: float | None) -> float:
+        delay = min(self._backoff_max_s, self._backoff_base_s * 2**attempt)
+        # Jitter spreads out clients that failed together, so they do not retry together.
+        delay *= random.uniform(0.5, 1.0)
+        if retry_after is not None:
+            delay = max(delay, min(retry_after, self._backoff_max_s))
+        return delay
+
+    async def _post(self, payload: dict[str, Any]) -> dict[str, Any]:
+        try:
+            response = await self._http().post(self.url, json=payload)
+        except httpx.TimeoutException as exc:
+            raise TransientError(f"{self.url} timed out ({self._timeout_s}s): {exc!r}") from exc
+        except httpx.TransportError as exc:
+            raise TransientError(f"request to {self.url} failed: {exc!r}") from exc
+        if not response.is_success:
+            self._raise_status_error(response)
+        try:
+            body = response.json()
+        except ValueError as exc:
+            raise LLMCallFailed(f"{self.url} returned invalid JSON: {exc}") from exc
+        if not isinstance(body, dict):
+            raise LLMCallFailed(f"{self.url} returned JSON that is not an object")
+        return body
+
+    def _raise_status_error(self, response: httpx.Response) -> None:
+        error = status_error(response, self._json_mode)
+        if isinstance(error, QuotaError):
+            self._circuit.trip()
+            log.warning(
+                "LLM quota error; no LLM calls for %.0fs: %s", self._circuit.cooldown_s, error
+            )
+            raise CircuitOpen(f"quota error, circuit opened: {error}") from error
+        raise error
+
+    def _http(self) -> httpx.AsyncClient:
+        if self._closed:
+            raise LLMCallFailed("the LLM client is closed")
+        if self._client is None:
+            headers = {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
+            self._client = httpx.AsyncClient(
+                timeout=httpx.Timeout(self._timeout_s), headers=headers
+            )
+        return self._client
+
+
+def create_llm_client(settings: Settings) -> LLMClient | None:
+    """The configured client, or None when LLM_BASE_URL or LLM_MODEL is unset (rules only)."""
+    if not settings.llm_base_url or not settings.llm_model:
+        return None
+    return LLMClient(
+        base_url=settings.llm_base_url,
+        model=settings.llm_model,
+        api_key=settings.llm_api_key,
+        timeout_s=settings.llm_timeout_s,
+        max_retries=settings.llm_max_retries,
+        circuit_cooldown_s=settings.enrichment_circuit_cooldown_s,
+        calls_per_hour=settings.llm_calls_per_hour,
+        calls_per_job=settings.llm_calls_per_job,
+    )
