@@ -6,7 +6,10 @@ AppError
   Forbidden            -> 403
   NotFound             -> 404  (MemoryNotFound)
   Conflict             -> 409  (stale expected_version)
+  PayloadTooLarge      -> 413  (a /remember call over the size limits)
+  RateLimited          -> 429  (with Retry-After)
   StoreUnavailable     -> 503  (FalkorDB / Qdrant down)
+  ServiceUnavailable   -> 503  (a feature switched off)
 """
 
 
@@ -53,3 +56,22 @@ class Conflict(AppError):
 class StoreUnavailable(AppError):
     status_code = 503
     code = "store_unavailable"
+
+
+class ServiceUnavailable(AppError):
+    status_code = 503
+    code = "unavailable"
+
+
+class PayloadTooLarge(AppError):
+    status_code = 413
+    code = "payload_too_large"
+
+
+class RateLimited(AppError):
+    status_code = 429
+    code = "rate_limited"
+
+    def __init__(self, message: str, retry_after_s: int) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s

@@ -6,6 +6,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from app.config import Settings, get_settings
+from app.enrichment.router import router as entities_router
 from app.http_errors import install_error_handlers
 from app.memories.router import router as memories_router
 from app.ops.admin import router as admin_router
@@ -13,6 +14,7 @@ from app.ops.router import router as ops_router
 from app.recall.core_router import router as core_router
 from app.recall.router import router as recall_router
 from app.relations.router import router as relations_router
+from app.remember.router import router as remember_router
 from app.runtime import start_runtime
 
 DESCRIPTION = (
@@ -46,6 +48,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(recall_router)
     app.include_router(core_router)
     app.include_router(relations_router)
+    app.include_router(entities_router)
+    app.include_router(remember_router)
     app.include_router(ops_router)
     app.include_router(admin_router)
     return app

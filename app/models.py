@@ -106,6 +106,11 @@ class Memory(BaseModel):
     enrichment_status: Status = Status.PENDING
     source: dict[str, Any] = Field(default_factory=dict)
     session_id: str | None = None  # source.session_id, kept as a property to look turns up by
+    superseded_by: str | None = None  # raw layer: the consolidated memory that replaced it
+    derived_from: list[str] = Field(default_factory=list)  # consolidated: its raw sources
+    # /remember facts: what the fact is about ("residence", "likes:hiking"…); facts of one owner
+    # with the same slot are checked against each other for contradiction.
+    slot: str | None = None
     content_hash: str
 
 

@@ -9,15 +9,20 @@ import logging
 from dataclasses import dataclass, field
 
 from app.auth import KeyRing, build_keyring, load_or_create_local_key
+from app.classify import ClassificationStats
 from app.config import Settings
 from app.embeddings import Embedder, create_embedder
+from app.enrichment.tasks import EnrichmentConfig
 from app.jobs.queue import JobQueue, JobRunner
 from app.jobs.registry import job_kinds
 from app.jobs.schedule import enqueue_backlog, run_every
+from app.llm import LLMClient, create_llm_client
 from app.ops.tasks import SYNC
 from app.recall.access import AccessRecorder
 from app.recall.rank import Weights
 from app.recall.service import RecallConfig
+from app.remember.pipeline import RememberConfig
+from app.remember.tasks import RAW_RETENTION
 from app.storage import Stores
 from app.storage.falkordb_server import EmbeddedFalkorDB
 from app.storage.graph import GraphStore
@@ -36,6 +41,8 @@ class Runtime:
     recall_config: RecallConfig
     access: AccessRecorder
     keyring: KeyRing | None = None
+    llm: LLMClient | None = None
+    classification_stats: ClassificationStats = field(default_factory=ClassificationStats)
     falkordb_server: EmbeddedFalkorDB | None = None
     runner: JobRunner | None = None
     background: list[asyncio.Task] = field(default_factory=list)
@@ -43,6 +50,20 @@ class Runtime:
     @property
     def embed_with_date(self) -> bool:
         return self.settings.embedding_include_date
+
+    @property
+    def remember(self) -> RememberConfig:
+        return RememberConfig(
+            dedup_threshold=self.settings.remember_dedup_threshold,
+            contradiction_threshold=self.settings.remember_contradiction_threshold,
+        )
+
+    @property
+    def enrichment(self) -> EnrichmentConfig:
+        return EnrichmentConfig(
+            similarity_threshold=self.settings.enrichment_similarity_threshold,
+            similar_limit=self.settings.enrichment_similar_limit,
+        )
 
     def start_access_flush(self) -> None:
         """Recall's access reinforcement, written in batches in the background."""
@@ -59,6 +80,11 @@ class Runtime:
         if self.settings.sync_interval_s:
             schedule = run_every(self.settings.sync_interval_s, self.enqueue_sync)
             self.background.append(asyncio.create_task(schedule, name="sync-schedule"))
+            retention = run_every(self.settings.sync_interval_s, self.enqueue_raw_retention)
+            self.background.append(asyncio.create_task(retention, name="raw-retention"))
+
+    async def enqueue_raw_retention(self) -> str:
+        return (await self.jobs.enqueue(RAW_RETENTION, ["scheduled"], {})).job_id
 
     async def enqueue_sync(self) -> str:
         return (await self.jobs.enqueue(SYNC, ["scheduled"], {"repair": True})).job_id
@@ -72,6 +98,8 @@ class Runtime:
         if self.runner is not None:
             await self.runner.stop()
         await self.jobs.close()
+        if self.llm is not None:
+            await self.llm.close()
         await self.embedder.close()
         await self.stores.vectors.close()
         await self.stores.graph.close()
@@ -122,8 +150,9 @@ async def start_runtime(settings: Settings, *, with_keyring: bool = True) -> Run
     keyring = _keyring(settings) if with_keyring else None
     access = AccessRecorder(graph, settings.access_flush_interval_s)
     return Runtime(
-        settings, stores, embedder, jobs, recall_config(settings), access, keyring, server
-    )
+        settings, stores, embedder, jobs, recall_config(settings), access, keyring,
+        llm=create_llm_client(settings), falkordb_server=server,
+    )  # fmt: skip
 
 
 def recall_config(settings: Settings) -> RecallConfig:

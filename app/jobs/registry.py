@@ -1,9 +1,19 @@
 """The job kinds Engram runs: one explicit dict from kind to handler and policy."""
 
 from app.config import Settings
+from app.enrichment.queueing import ENRICH
+from app.enrichment.tasks import enrich_job
 from app.jobs.queue import JobKind, RetryPolicy
 from app.memories.tasks import EMBED, embed_job
 from app.ops.tasks import REEMBED, SYNC, reembed_job, sync_job
+from app.remember.tasks import (
+    CONSOLIDATE,
+    RAW_RETENTION,
+    REMEMBER,
+    consolidate_job,
+    raw_retention_job,
+    remember_job,
+)
 
 HOUR = 3600
 
@@ -16,10 +26,18 @@ def job_kinds(settings: Settings) -> dict[str, JobKind]:
         max_delay_s=settings.jobs_max_delay_s,
     )
     beat = settings.jobs_heartbeat_s
-    return {
+    kinds = {
         EMBED: JobKind(embed_job, retry=retry, timeout_s=300, heartbeat_s=beat),
         SYNC: JobKind(sync_job, retry=retry, timeout_s=6 * HOUR, heartbeat_s=beat, concurrency=1),
         REEMBED: JobKind(
             reembed_job, retry=retry, timeout_s=24 * HOUR, heartbeat_s=beat, concurrency=1
         ),
     }
+    kinds[REMEMBER] = JobKind(remember_job, retry=retry, timeout_s=600, heartbeat_s=beat)
+    kinds[CONSOLIDATE] = JobKind(consolidate_job, retry=retry, timeout_s=600, heartbeat_s=beat)
+    kinds[RAW_RETENTION] = JobKind(
+        raw_retention_job, retry=retry, timeout_s=HOUR, heartbeat_s=beat, concurrency=1
+    )
+    if settings.enrichment_enabled:
+        kinds[ENRICH] = JobKind(enrich_job, retry=retry, timeout_s=600, heartbeat_s=beat)
+    return kinds

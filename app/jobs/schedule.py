@@ -5,7 +5,9 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from app.enrichment.queueing import enqueue_enrichment, enrichment_enabled
 from app.memories.tasks import enqueue_embedding
+from app.storage import enrichment
 
 log = logging.getLogger(__name__)
 
@@ -13,19 +15,42 @@ BACKLOG_PAGE = 32  # one embed job per page: a provider-sized batch
 
 
 async def enqueue_backlog(deps: Any) -> int:
-    """Queues an embed job for every memory whose embedding is not done; returns memories queued.
+    """Queues an embed job for every memory whose embedding is not done, and enrichment for
+    embedded memories whose enrichment is pending; returns the memories queued for embedding.
 
     Jobs are deduplicated by their ids, so a restart that finds jobs still queued adds nothing.
+    (Memories not yet embedded are enriched when their embed job finishes.)
     """
+    graph = deps.stores.graph
+    queued = await _queue_pages(
+        lambda after: graph.unembedded(after=after, limit=BACKLOG_PAGE),
+        lambda user_id, ids: enqueue_embedding(deps.jobs, user_id, ids),
+        "embedding",
+    )
+    if enrichment_enabled(deps.jobs):
+        await _queue_pages(
+            lambda after: enrichment.unenriched(graph, after=after, limit=BACKLOG_PAGE),
+            lambda user_id, ids: enqueue_enrichment(deps.jobs, user_id, ids),
+            "enrichment",
+        )
+    return queued
+
+
+async def _queue_pages(
+    fetch: Callable[[str], Awaitable[list[tuple[str, str]]]],
+    enqueue: Callable[[str, list[str]], Awaitable[Any]],
+    what: str,
+) -> int:
+    """One job per user per page of (user_id, memory_id) rows, in id order."""
     queued, after = 0, ""
-    while page := await deps.stores.graph.unembedded(after=after, limit=BACKLOG_PAGE):
+    while page := await fetch(after):
         for user_id in sorted({owner for owner, _ in page}):
             ids = [memory_id for owner, memory_id in page if owner == user_id]
-            await enqueue_embedding(deps.jobs, user_id, ids)
+            await enqueue(user_id, ids)
             queued += len(ids)
         after = page[-1][1]
     if queued:
-        log.info("backlog scan queued %d memories for embedding", queued)
+        log.info("backlog scan queued %d memories for %s", queued, what)
     return queued
 
 

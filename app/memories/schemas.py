@@ -126,6 +126,12 @@ class MemoryOut(BaseModel):
     enrichment_status: Status = Field(description="pending / done / failed.")
     source: dict[str, Any] = Field(description="Provenance: created_by, session_id, chat_id…")
     session_id: str | None = Field(None, description="The conversation session (from source).")
+    superseded_by: str | None = Field(
+        None, description="Raw layer: the consolidated memory that replaced this one."
+    )
+    derived_from: list[str] = Field(
+        default_factory=list, description="Consolidated layer: the raw memories it came from."
+    )
 
 
 class StoreResponse(BaseModel):

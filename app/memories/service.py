@@ -13,6 +13,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from app.auth import memory_agent
+from app.classify import Classification, classify_by_patterns
+from app.enrichment.queueing import enqueue_enrichment
 from app.errors import BadRequest, Conflict, MemoryNotFound
 from app.memories.mirror import vector_payload, vector_point
 from app.memories.schemas import MemoryCreate, MemoryUpdate
@@ -71,20 +73,21 @@ def build_memory(
     timestamp = data.timestamp or now
     updated_at = data.updated_at or now
     _check_validity(data.t_valid or timestamp, data.t_invalid)
+    classification = classify_on_write(data)
     return Memory(
         id=new_id(),
         user_id=scope.user_id,
         agent_id=agent,
         agent_lineage=agent_lineage(agent),
         content=data.content,
-        type=data.type or MemoryType.CONTEXT,
-        confidence=data.confidence if data.confidence is not None else (0.9 if data.type else 0.5),
+        type=classification.type,
+        confidence=data.confidence if data.confidence is not None else classification.confidence,
         importance=data.importance,
         tags=data.tags,
         tag_prefixes=tag_prefixes(data.tags),
         categories=data.categories,
         labels=data.labels,
-        metadata=data.metadata,
+        metadata=_with_classification(data.metadata, classification),
         role=data.role,
         pinned=data.pinned,
         ttl_days=data.ttl_days,
@@ -104,6 +107,26 @@ def build_memory(
         session_id=data.source.session_id if data.source else None,
         content_hash=content_hash(data.content),
     )
+
+
+# No type given and no pattern matched: a canonical guess, flagged so that enrichment asks the
+# LLM (when one is configured) — never AutoMem's non-canonical "Memory".
+UNCLASSIFIED = Classification(MemoryType.CONTEXT, 0.3, "fallback", needs_reclassification=True)
+
+
+def classify_on_write(data: MemoryCreate) -> Classification:
+    """The explicit type (confidence 0.9 unless given), else the seed's patterns, else a flagged
+    Context guess. Only regexes run here: an LLM is never called inside a request."""
+    if data.type is not None:
+        return Classification(data.type, 0.9, "explicit")
+    return classify_by_patterns(data.content) or UNCLASSIFIED
+
+
+def _with_classification(metadata: dict[str, Any], found: Classification) -> dict[str, Any]:
+    if found.method == "explicit":
+        return metadata
+    note = {"method": found.method, "needs_reclassification": found.needs_reclassification}
+    return {**metadata, "classification": note}
 
 
 def _expiry(now: datetime, ttl_days: float | None, pinned: bool) -> str | None:
@@ -137,6 +160,7 @@ async def store(*, stores: Stores, scope: Scope, actor: str, data: MemoryCreate)
     if data.embedding is not None and mirrored:
         memory.embedding_status = Status.DONE
         embedding = "provided"
+        await enqueue_enrichment(stores.jobs, scope.user_id, [memory.id])
     else:
         embedding = await _queue_embedding(stores, scope, [memory.id])
     return Stored(memory, deleted_before.get(memory.id, False), mirrored, embedding)
@@ -185,15 +209,28 @@ async def store_batch(
             memories.append(build_memory(item, scope=scope, actor=actor, now=now, position=index))
         except BadRequest as exc:
             raise BadRequest(f"Memory at index {index}: {exc.message}") from exc
+    vectors = {m.id: item.embedding for m, item in zip(memories, items, strict=True)}
+    return await store_memories(stores=stores, scope=scope, actor=actor, memories=memories,
+                                vectors=vectors)  # fmt: skip
+
+
+async def store_memories(
+    *, stores: Stores, scope: Scope, actor: str, memories: list[Memory],
+    vectors: dict[str, list[float] | None],
+) -> BatchStored:  # fmt: skip
+    """Writes built memories in one atomic graph write, mirrors them, and queues what follows:
+    embedding for those without a vector, enrichment for those with one."""
     await stores.graph.create_memories(memories, actor)
     await link_session_turns(stores, scope, memories)
-    vectors = {m.id: item.embedding for m, item in zip(memories, items, strict=True)}
     mirrored = await _mirror(stores, scope, memories, vectors)
     ids = [m.id for m in memories]
-    unembedded = [m.id for m, item in zip(memories, items, strict=True) if item.embedding is None]
+    unembedded = [m.id for m in memories if vectors.get(m.id) is None]
     if not mirrored:
         unembedded = ids  # given vectors did not reach the index either: embed them all
     await _queue_embedding(stores, scope, unembedded)
+    embedded = [memory_id for memory_id in ids if memory_id not in set(unembedded)]
+    for start in range(0, len(embedded), EMBED_CHUNK):
+        await enqueue_enrichment(stores.jobs, scope.user_id, embedded[start : start + EMBED_CHUNK])
     return BatchStored(ids, len(ids) if mirrored else 0, 0 if mirrored else len(ids))
 
 
@@ -287,6 +324,8 @@ async def _mirror_update(
         mirrored = await _mirror(stores, scope, [memory], {memory.id: embedding})
         if embedding is None or not mirrored:
             await _queue_embedding(stores, scope, [memory.id])
+        else:
+            await enqueue_enrichment(stores.jobs, scope.user_id, [memory.id])
         return
     try:
         await stores.vectors.set_payload(memory.id, vector_payload(memory))

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.embeddings import Embedder
+from app.enrichment.queueing import enqueue_enrichment
 from app.jobs.queue import JobContext, JobQueue
 from app.memories.mirror import embedding_text, vector_point
 from app.models import Status
@@ -69,6 +70,7 @@ async def embed_memories(
     changed = [m.id for m in memories if m.id not in done]
     if changed:
         await enqueue_embedding(deps.jobs, user_id, changed)
+    await enqueue_enrichment(deps.jobs, user_id, sorted(done))
     return len(done)
 
 

@@ -7,8 +7,10 @@ from fastapi import APIRouter, Body, Path
 from pydantic import BaseModel, Field
 
 from app.deps import AdminDep, PrincipalDep, RuntimeDep
+from app.enrichment.queueing import enrichment_enabled
 from app.errors import NotFound
 from app.ops.tasks import REEMBED, SYNC, read_progress
+from app.storage import enrichment
 
 router = APIRouter(tags=["operations"])
 
@@ -39,6 +41,17 @@ class EnrichmentStatus(BaseModel):
     oldest_pending_age_s: float | None = Field(None, description="Oldest pending job's age.")
     workers: int = Field(description="Job slots per kind in this process (0: separate workers).")
     jobs: dict[str, KindStatus] = Field(description="The same figures per job kind.")
+    enrichment: dict[str, Any] = Field(
+        description="Whether enrichment runs, and memories per enrichment state."
+    )
+    classification: dict[str, Any] = Field(
+        description="Classifier counters: pattern, llm attempts/successes, fallbacks, last error."
+    )
+    llm: dict[str, Any] | None = Field(
+        None,
+        description="The LLM client: calls, retries, tokens, circuit breaker, hourly budget "
+        "(null: no LLM configured).",
+    )
 
 
 class JobAccepted(BaseModel):
@@ -86,6 +99,12 @@ async def enrichment_status(runtime: RuntimeDep, _: PrincipalDep) -> EnrichmentS
         oldest_pending_age_s=max(ages) if ages else None,
         workers=workers,
         jobs=kinds,
+        enrichment={
+            "enabled": enrichment_enabled(runtime.jobs),
+            "memories": await enrichment.count_by_status(runtime.stores.graph),
+        },
+        classification=runtime.classification_stats.as_dict(),
+        llm=runtime.llm.status() if runtime.llm is not None else None,
     )
 
 

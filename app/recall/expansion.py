@@ -16,7 +16,10 @@ from app.recall.state import STATE_FIELDS, is_current
 from app.relations.registry import DEFAULT_EXPAND
 from app.scope import Scope
 from app.storage import Stores
+from app.storage import enrichment as entity_store
 from app.storage import relations as edges
+
+ENTITY_STRENGTH = 0.5  # an entity shared with a seed counts as an average-strength relation
 
 
 def _in_tag_scope(memory: Memory, params: RecallParams) -> bool:
@@ -42,8 +45,38 @@ async def expand(
         min_strength=params.expand_min_strength, min_importance=params.expand_min_importance,
         limit=min(params.expansion_limit * 4, len(seeds) * params.relation_limit * 4),
     )  # fmt: skip
+    return _collect(rows, seed_scores, params, now)
+
+
+async def expand_entities(
+    stores: Stores, scope: Scope, seeds: list[tuple[str, float]], params: RecallParams,
+    now: datetime, exclude: set[str],
+) -> list[tuple[Memory, rank.Scored, str, str]]:  # fmt: skip
+    """(memory, score, seed id, entity id) for memories sharing an entity with a seed.
+
+    Entities come from enrichment (MENTIONS edges); both the seed and the memory are in scope.
+    """
+    if not seeds:
+        return []
+    seed_scores = dict(seeds)
+    found = await entity_store.expand_by_entities(
+        stores.graph, scope, list(seed_scores), limit=params.expansion_limit * 4
+    )
+    rows = [
+        (seed, entity, ENTITY_STRENGTH, memory)
+        for seed, entity, memory in found
+        if memory.id not in exclude and memory.importance >= params.expand_min_importance
+    ]
+    return _collect(rows, seed_scores, params, now)
+
+
+def _collect(
+    rows: list[tuple[str, str, float, Memory]], seed_scores: dict[str, float],
+    params: RecallParams, now: datetime,
+) -> list[tuple[Memory, rank.Scored, str, str]]:  # fmt: skip
+    """Current, in-tag-scope neighbours, at most relation_limit per seed, best first."""
     stamp, per_seed, out, seen = to_iso(now), Counter(), [], set()
-    for seed, relation, strength, memory in rows:
+    for seed, via, strength, memory in rows:
         if memory.id in seen or per_seed[seed] >= params.relation_limit:
             continue
         state = memory.model_dump(include=set(STATE_FIELDS))
@@ -51,9 +84,7 @@ async def expand(
             continue
         relation_score = strength + 0.25 * seed_scores[seed]
         components = {"relation": round(relation_score, 6), "strength": strength}
-        out.append(
-            (memory, rank.Scored(memory.id, relation_score, 0.0, components), seed, relation)
-        )
+        out.append((memory, rank.Scored(memory.id, relation_score, 0.0, components), seed, via))
         per_seed[seed] += 1
         seen.add(memory.id)
     out.sort(key=lambda item: -item[1].score)

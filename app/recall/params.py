@@ -31,7 +31,7 @@ ALIASES = {
 }
 # Accepted for AutoMem compatibility but not acted on yet; echoed back as `unsupported`.
 NOT_YET = (
-    "auto_decompose", "expand_entities", "scope_fallback", "context", "language",
+    "auto_decompose", "scope_fallback", "context", "language",
     "active_path", "context_tags", "context_types", "priority_ids", "adaptive_floor",
 )  # fmt: skip
 
@@ -61,6 +61,7 @@ class RecallParams:
     layers: list[str] = field(default_factory=list)
     roles: list[str] = field(default_factory=list)
     expand_relations: bool = False
+    expand_entities: bool = False
     relation_limit: int = 5
     expansion_limit: int = 25
     expand_min_importance: float = 0.0
@@ -168,6 +169,7 @@ def parse(raw: dict[str, Any]) -> RecallParams:
     params.layers = _flat(data.get("layer"))
     params.roles = _flat(data.get("role"))
     params.expand_relations = _bool(data.get("expand_relations"), False)
+    params.expand_entities = _bool(data.get("expand_entities"), False)
     params.relation_limit = _int(data.get("relation_limit"), 5, 1, 200)
     params.expansion_limit = _int(data.get("expansion_limit"), 25, 1, 500)
     params.expand_min_importance = _unit(data.get("expand_min_importance")) or 0.0

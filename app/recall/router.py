@@ -53,7 +53,9 @@ class RecallItem(BaseModel):
     final_score: float = Field(description="Final score.")
     original_score: float = Field(description="The fused match score before adjustments.")
     match_score: float = Field(description="The fused match score.")
-    match_type: str = Field(description="vector, keyword, tag, relation or state_replacement.")
+    match_type: str = Field(
+        description="vector, keyword, tag, relation, entity_expansion or state_replacement."
+    )
     source: Literal["qdrant", "graph"] = Field(description="Where the candidate came from.")
     memory: dict[str, Any] = Field(description="The memory, read from the graph.")
     score_components: dict[str, float] = Field(description="Every term of the final score.")
@@ -146,9 +148,18 @@ def _response(params: recall_params.RecallParams, outcome: RecallOutcome, floor:
 
 
 def _expansion(params: recall_params.RecallParams, outcome: RecallOutcome) -> dict:
+    described = {}
+    if params.expand_entities:
+        by_entity = [hit for hit in outcome.hits if hit.via_entity]
+        described["entity_expansion"] = {
+            "enabled": True,
+            "expanded_count": len(by_entity),
+            "entities_found": list(dict.fromkeys(hit.via_entity for hit in by_entity))[:10],
+        }
     if not params.expand_relations:
-        return {}
+        return described
     return {
+        **described,
         "expansion": {
             "enabled": True,
             "seed_count": len(outcome.hits) - outcome.expanded,
@@ -156,7 +167,7 @@ def _expansion(params: recall_params.RecallParams, outcome: RecallOutcome) -> di
             "relation_limit": params.relation_limit,
             "expansion_limit": params.expansion_limit,
             "respect_tags": params.expand_respect_tags,
-        }
+        },
     }
 
 
@@ -178,6 +189,9 @@ def _item(hit: service.Hit) -> dict[str, Any]:
     if hit.replaces:
         item["state_replaces"] = hit.replaces
     if hit.related_to:
-        item.update(expanded=True, related_to=[hit.related_to], relation_type=hit.relation_type)
-        item["relation_score"] = item["score"]
+        item.update(expanded=True, related_to=[hit.related_to], relation_score=item["score"])
+        if hit.via_entity:
+            item["expanded_from_entity"] = hit.via_entity
+        else:
+            item["relation_type"] = hit.relation_type
     return item

@@ -16,7 +16,7 @@ from app.models import Memory, to_iso, utc_now
 from app.recall import expansion, rank
 from app.recall.channels import WORD, run_channels
 from app.recall.params import RecallParams
-from app.recall.state import is_current
+from app.recall.state import STATE_FIELDS, is_current
 from app.recall.timewindow import parse_time_phrase
 from app.scope import Scope
 from app.storage import Stores
@@ -50,6 +50,7 @@ class Hit:
     replaces: str | None = None
     related_to: str | None = None  # set on expansions: the seed they were reached from
     relation_type: str | None = None
+    via_entity: str | None = None  # entity expansions: the shared entity, `<category>:<slug>`
 
 
 @dataclass
@@ -156,8 +157,10 @@ async def _search(
         await _add_neighbour_turns(stores, scope, best, config)
     pool = _shortlist(best, params, config)
     facts = await stores.graph.ranking_facts(scope, pool)
-    visible, suppressed = _current_state(facts, params, now)
-    heads = await _replacements(stores, scope, visible, params)
+    visible, ended = _current_state(facts, params, now)
+    heads = await _replacements(stores, scope, {**visible, **ended}, params, now)
+    visible.update({memory_id: ended[memory_id] for memory_id in ended if memory_id in heads})
+    suppressed = len(facts) - len(visible)
     hits, floored = await _score(stores, scope, best, visible, heads, params, config, now)
     seeds = _order(hits, params)[: params.limit]
     expansions = await _expansions(stores, scope, seeds, params, now)
@@ -171,18 +174,26 @@ async def _search(
 async def _expansions(
     stores: Stores, scope: Scope, seeds: list[Hit], params: RecallParams, now: datetime
 ) -> list[Hit]:
-    """Neighbours of the seeds over relationships, appended after them (expand_relations)."""
-    if not params.expand_relations:
-        return []
-    found = await expansion.expand(
-        stores, scope, [(h.memory.id, h.scored.score) for h in seeds], params, now
-    )
+    """Neighbours of the seeds over relationships (expand_relations), then memories sharing an
+    entity with them (expand_entities), appended after the seeds."""
+    pairs = [(h.memory.id, h.scored.score) for h in seeds]
     shown = {h.memory.id for h in seeds}
-    return [
-        Hit(memory, scored, "relation", "", related_to=seed, relation_type=relation)
-        for memory, scored, seed, relation in found
-        if memory.id not in shown
-    ]
+    hits = []
+    if params.expand_relations:
+        found = await expansion.expand(stores, scope, pairs, params, now)
+        hits += [
+            Hit(memory, scored, "relation", "", related_to=seed, relation_type=relation)
+            for memory, scored, seed, relation in found
+            if memory.id not in shown
+        ]
+    if params.expand_entities:
+        shown |= {h.memory.id for h in hits}
+        found = await expansion.expand_entities(stores, scope, pairs, params, now, shown)
+        hits += [
+            Hit(memory, scored, "entity_expansion", "", related_to=seed, via_entity=entity)
+            for memory, scored, seed, entity in found
+        ]
+    return hits
 
 
 CONTEXT_SEEDS = 3
@@ -235,20 +246,37 @@ def _shortlist(
 
 def _current_state(
     facts: dict[str, dict], params: RecallParams, now: datetime
-) -> tuple[dict[str, dict], int]:
-    """current: hides archived, decayed, not-yet-valid and no-longer-valid memories."""
+) -> tuple[dict[str, dict], dict[str, dict]]:
+    """current: hides archived, decayed, not-yet-valid and no-longer-valid memories.
+
+    Returns the visible ones, and those hidden only because their validity ended: these show
+    through the head of their replacement chain, if they have one ("lives in Prague" answers as
+    "moved to Berlin").
+    """
     stamp = to_iso(now)
     visible = {memory_id: f for memory_id, f in facts.items() if is_current(f, params, stamp)}
-    return visible, len(facts) - len(visible)
+    ended = {
+        memory_id: f
+        for memory_id, f in facts.items()
+        if memory_id not in visible and is_current({**f, "t_invalid": None}, params, stamp)
+    }
+    return visible, ended
 
 
 async def _replacements(
-    stores: Stores, scope: Scope, visible: dict[str, dict], params: RecallParams
-) -> dict[str, Memory]:
-    """current: a superseded memory gives way to the head of its replacement chain."""
-    if params.state_mode == "history" or not visible:
+    stores: Stores, scope: Scope, candidates: dict[str, dict], params: RecallParams,
+    now: datetime,
+) -> dict[str, Memory]:  # fmt: skip
+    """current: a superseded memory gives way to the current head of its replacement chain."""
+    if params.state_mode == "history" or not candidates:
         return {}
-    return await stores.graph.superseded_heads(scope, list(visible))
+    heads = await stores.graph.superseded_heads(scope, list(candidates))
+    stamp = to_iso(now)
+    return {
+        memory_id: head
+        for memory_id, head in heads.items()
+        if is_current(head.model_dump(include=set(STATE_FIELDS)), params, stamp)
+    }
 
 
 async def _score(

@@ -50,11 +50,11 @@ GET_MEMORIES = f"MATCH (m:Memory) WHERE m.id IN $ids AND {IN_SCOPE} RETURN m"
 RANKING_FACTS = f"""
 MATCH (m:Memory) WHERE m.id IN $ids AND {IN_SCOPE}
 RETURN m.id, m.importance, m.confidence, m.timestamp, m.layer, m.archived, m.t_valid,
-       m.t_invalid, m.expires_at
+       m.t_invalid, m.expires_at, m.superseded_by IS NOT NULL
 """
 FACT_FIELDS = (
     "id", "importance", "confidence", "timestamp", "layer", "archived", "t_valid", "t_invalid",
-    "expires_at",
+    "expires_at", "superseded",
 )  # fmt: skip
 # The newest memory at the end of an INVALIDATED_BY / EVOLVED_INTO chain (≤ 5 hops), per id.
 SUPERSEDED_HEADS = f"""
@@ -184,8 +184,8 @@ WHERE a.user_id = $user_id AND b.user_id = $user_id
 MERGE (a)-[r:PRECEDED_BY]->(b) SET r.session = true
 """
 NEIGHBOUR_TURNS = f"""
-MATCH (s:Memory)-[:PRECEDED_BY]-(m:Memory)
-WHERE s.id IN $ids AND s.user_id = $user_id AND {IN_SCOPE}
+MATCH (s:Memory)-[r:PRECEDED_BY]-(m:Memory)
+WHERE s.id IN $ids AND s.user_id = $user_id AND r.session = true AND {IN_SCOPE}
 RETURN s.id, m.id
 """
 

@@ -152,6 +152,8 @@ async def test_upsert_and_retrieve(harness: Harness) -> None:
     assert got[with_dense.id].payload == with_dense.payload
     assert got[with_dense.id].has_dense is True
     assert got[without.id].has_dense is False
+    assert got[with_dense.id].dense == pytest.approx(with_dense.dense, abs=1e-6)
+    assert got[without.id].dense is None
     assert await index.count() == 2
 
 

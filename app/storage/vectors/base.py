@@ -72,6 +72,7 @@ class VectorRecord:
     id: str
     payload: dict
     has_dense: bool
+    dense: list[float] | None = None
 
 
 # --------------------------------------------------------------------------- errors

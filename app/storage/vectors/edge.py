@@ -120,7 +120,9 @@ class EdgeVectorIndex:
         wanted = [normalise_id(i) for i in ids]
         records = await self._call(lambda s: s.retrieve(wanted, True, [DENSE]))
         return {
-            str(r.id): VectorRecord(str(r.id), r.payload or {}, DENSE in (r.vector or {}))
+            str(r.id): VectorRecord(
+                str(r.id), r.payload or {}, DENSE in (r.vector or {}), _dense_of(r.vector)
+            )
             for r in records
         }
 
@@ -344,3 +346,8 @@ def _condition(cond: Condition) -> Any:
         case Clause():
             return _filter(cond)
     raise TypeError(f"unknown filter condition {cond!r}")
+
+
+def _dense_of(vectors: dict | None) -> list[float] | None:
+    dense = (vectors or {}).get(DENSE)
+    return [float(x) for x in dense] if dense is not None else None

@@ -136,7 +136,9 @@ class RemoteVectorIndex:
             self.collection, wanted, with_payload=True, with_vectors=[DENSE]
         )
         return {
-            str(r.id): VectorRecord(str(r.id), r.payload or {}, _has_dense(r.vector))
+            str(r.id): VectorRecord(
+                str(r.id), r.payload or {}, _has_dense(r.vector), _dense_of(r.vector)
+            )
             for r in records
         }
 
@@ -289,6 +291,12 @@ def _index_schema(spec: PayloadIndexSpec) -> models.PayloadSchemaType | models.K
 def _has_dense(vector: Any) -> bool:
     """Whether a retrieved record carries the dense vector."""
     return isinstance(vector, dict) and vector.get(DENSE) is not None
+
+
+def _dense_of(vector: Any) -> list[float] | None:
+    """The retrieved dense vector, if the record carries one."""
+    dense = vector.get(DENSE) if isinstance(vector, dict) else None
+    return [float(x) for x in dense] if dense is not None else None
 
 
 def _sparse(terms: SparseTerms) -> models.SparseVector:

@@ -1,0 +1,1 @@
+"""Enrichment: what the service derives from a memory's text after it is stored."""

@@ -1,0 +1,252 @@
+"""The /remember extraction pipeline: turns → facts → raw memories, deduplicated, superseding.
+
+Order for each fact, one at a time (so facts of one call deduplicate against each other):
+1. exact duplicate of a raw fact of the same owner and agent → skipped;
+2. semantic duplicate (cosine ≥ REMEMBER_DEDUP_THRESHOLD) of a raw fact in the same scope →
+   skipped. Consolidated memories are never touched by this step (seed 000);
+3. stored as a raw memory with its vector (no second embedding), enrichment queued;
+4. memories of the same owner with cosine ≥ REMEMBER_CONTRADICTION_THRESHOLD are checked for
+   contradiction (the LLM when configured, else rules); a contradicted one gets `t_invalid` (a
+   new version: its history is kept) and an INVALIDATED_BY edge to the new fact.
+
+A re-run after a crash repeats nothing: the facts already stored are exact duplicates now, and
+memories already invalidated are no longer current.
+"""
+
+import asyncio
+import logging
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from app.embeddings import Embedder
+from app.jobs.queue import JobQueue
+from app.llm import CallBudget, LLMClient, LLMUnavailable
+from app.memories.mirror import embedding_text
+from app.memories.schemas import MemoryCreate, SourceIn
+from app.memories.service import build_memory, store_memories
+from app.models import Layer, Memory, to_iso, utc_now
+from app.remember.contradiction import contradicts_by_llm, contradicts_by_rules
+from app.remember.facts import ExtractedFact, Turn, filter_by_attribution
+from app.remember.llm_extract import extract_facts_with_llm
+from app.remember.rules import extract_facts_by_rules
+from app.scope import Scope
+from app.storage import Stores, sessions
+from app.storage import relations as edges
+from app.storage.vectors import VectorFilter
+
+log = logging.getLogger(__name__)
+
+ACTOR = "remember"
+CONTRADICTION_CANDIDATES = 5
+
+
+@dataclass
+class RememberConfig:
+    dedup_threshold: float = 0.92
+    contradiction_threshold: float = 0.7
+
+
+@dataclass
+class RememberDeps:
+    """What the pipeline needs; the worker's dependency object provides these attributes."""
+
+    stores: Stores
+    embedder: Embedder
+    jobs: JobQueue
+    remember: RememberConfig = field(default_factory=RememberConfig)
+    llm: LLMClient | None = None
+    embed_with_date: bool = True
+
+
+@dataclass
+class Conversation:
+    """One /remember call, as its job carries it."""
+
+    user_id: str
+    scope_agent: str | None
+    agent_id: str | None
+    role: str | None
+    session_id: str
+    turns: list[Turn]
+    labels: dict[str, Any] = field(default_factory=dict)
+    source: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def scope(self) -> Scope:
+        return Scope(self.user_id, self.scope_agent)
+
+
+@dataclass
+class Outcome:
+    extractor: str = "rules"
+    extracted: int = 0
+    stored: list[str] = field(default_factory=list)
+    duplicates: int = 0
+    superseded: list[dict[str, str]] = field(default_factory=list)
+    dropped_by_attribution: int = 0
+    llm_error: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+async def remember(deps: RememberDeps, talk: Conversation) -> Outcome:
+    """Extracts the facts of one call and stores what is new; returns what happened."""
+    outcome = Outcome()
+    budget = deps.llm.new_budget() if deps.llm is not None else None  # one budget per call
+    facts = await _extract(deps, talk, outcome, budget)
+    kept = filter_by_attribution(facts, talk.role, talk.agent_id)
+    outcome.extracted, outcome.dropped_by_attribution = len(facts), len(facts) - len(kept)
+    if not kept:
+        return outcome
+    memories = [_fact_memory(talk, fact) for fact in kept]
+    texts = [embedding_text(m, with_date=deps.embed_with_date) for m in memories]
+    vectors = await deps.embedder.embed(texts)
+    for memory, vector in zip(memories, vectors, strict=True):
+        await _remember_one(deps, talk, memory, vector, outcome, budget)
+    return outcome
+
+
+async def _extract(
+    deps: RememberDeps, talk: Conversation, outcome: Outcome, budget: CallBudget | None
+) -> list:
+    """The LLM's facts when one is configured and answers; the rules' otherwise."""
+    if deps.llm is not None:
+        try:
+            facts = await extract_facts_with_llm(
+                deps.llm, talk.turns, role=talk.role, agent_id=talk.agent_id, budget=budget
+            )
+            outcome.extractor = "llm"
+            return facts
+        except LLMUnavailable as exc:  # degrade to rules, visibly (job result + LLM status)
+            outcome.llm_error = str(exc)
+    return await asyncio.to_thread(extract_facts_by_rules, talk.turns)
+
+
+def _fact_memory(talk: Conversation, fact: ExtractedFact) -> Memory:
+    """A raw memory for one fact, with its provenance; past events are dated when they happened."""
+    said_at = _said_at(talk, fact)
+    when = fact.event_time if fact.event_time and fact.event_time <= said_at else said_at
+    agent = (talk.agent_id or talk.scope_agent) if fact.subject == "assistant" else None
+    data = MemoryCreate(
+        content=fact.content,
+        type=fact.type,
+        confidence=fact.confidence,
+        importance=fact.importance,
+        categories=fact.categories,
+        labels=talk.labels,
+        role=fact.subject,
+        ttl_days=fact.ttl_days,
+        agent_id=agent,
+        timestamp=when,
+        metadata=_provenance(fact, said_at),
+        source=SourceIn(
+            session_id=talk.session_id,
+            chat_id=talk.source.get("chat_id"),
+            message_id=fact.message_id,
+            model=talk.source.get("model"),
+        ),
+    )
+    memory = build_memory(data, scope=talk.scope, actor=ACTOR, now=utc_now())
+    memory.layer, memory.slot = Layer.RAW, fact.slot
+    return memory
+
+
+def _said_at(talk: Conversation, fact: ExtractedFact) -> datetime:
+    for turn in talk.turns:
+        if fact.message_id and turn.message_id == fact.message_id:
+            return turn.timestamp
+    return talk.turns[-1].timestamp
+
+
+def _said_at_of(memory: Memory) -> str:
+    """When the fact was said (a past event's memory is dated when it happened)."""
+    return (memory.metadata.get("remember") or {}).get("said_at") or memory.timestamp
+
+
+def _provenance(fact: ExtractedFact, said_at: datetime) -> dict[str, Any]:
+    found = {
+        "said_at": to_iso(said_at),
+        "event_time": to_iso(fact.event_time) if fact.event_time else None,
+    }
+    if fact.slot:
+        found.update(slot=fact.slot, value=fact.value)
+    return {"remember": {k: v for k, v in found.items() if v is not None}}
+
+
+async def _remember_one(
+    deps: RememberDeps, talk: Conversation, memory: Memory, vector: list[float],
+    outcome: Outcome, budget: CallBudget | None,
+) -> None:  # fmt: skip
+    scope = Scope(talk.user_id, memory.agent_id)
+    graph = deps.stores.graph
+    if await sessions.raw_with_hash(graph, talk.user_id, memory.agent_id, memory.content_hash):
+        outcome.duplicates += 1
+        return
+    if await _near_raw_duplicate(deps, scope, vector):
+        outcome.duplicates += 1
+        return
+    candidates = await _contradiction_candidates(deps, scope, memory, vector)
+    await store_memories(
+        stores=deps.stores, scope=scope, actor=ACTOR, memories=[memory],
+        vectors={memory.id: vector},
+    )  # fmt: skip
+    outcome.stored.append(memory.id)
+    for old in candidates:
+        contradicted = await _contradicts(deps, old.content, memory.content, budget)
+        if contradicted and await _supersede(deps, scope, old, memory):
+            outcome.superseded.append({"old": old.id, "new": memory.id})
+
+
+async def _near_raw_duplicate(deps: RememberDeps, scope: Scope, vector: list[float]) -> bool:
+    raw_only = VectorFilter(scope=scope, layers=[Layer.RAW.value])
+    hits = await deps.stores.vectors.search_dense(vector, raw_only, 1, with_payload=False)
+    return bool(hits) and hits[0].score >= deps.remember.dedup_threshold
+
+
+async def _contradiction_candidates(
+    deps: RememberDeps, scope: Scope, memory: Memory, vector: list[float]
+) -> list[Memory]:
+    """Current memories of the scope that may say otherwise: those filling the same fact slot,
+    and those close enough as vectors to be about the same thing."""
+    hits = await deps.stores.vectors.search_dense(
+        vector, VectorFilter(scope=scope), CONTRADICTION_CANDIDATES, with_payload=False
+    )
+    close = [h.id for h in hits if h.score >= deps.remember.contradiction_threshold]
+    found = await deps.stores.graph.get_memories(scope, close)
+    near = [found[i] for i in close if i in found and found[i].t_invalid is None]
+    if memory.slot:
+        slotted = await sessions.same_slot(deps.stores.graph, scope, memory.slot)
+        near += [m for m in slotted if m.id not in found]
+    return near
+
+
+async def _contradicts(deps: RememberDeps, old: str, new: str, budget: CallBudget | None) -> bool:
+    if deps.llm is not None:
+        try:
+            return await contradicts_by_llm(deps.llm, old, new, budget=budget)
+        except LLMUnavailable:
+            log.warning("contradiction check by rules: the LLM is unavailable")
+    return contradicts_by_rules(old, new)
+
+
+async def _supersede(deps: RememberDeps, scope: Scope, old: Memory, new: Memory) -> bool:
+    """Closes the old memory's validity where the new one starts; keeps every version."""
+    if _said_at_of(old) > _said_at_of(new):
+        return False  # the "new" fact is older news: it does not replace what was said later
+    start = datetime.fromisoformat(old.t_valid or old.timestamp)
+    end = max(datetime.fromisoformat(new.timestamp), start + timedelta(microseconds=1))
+    now = to_iso(utc_now())
+    updated = await deps.stores.graph.update_memory(
+        scope, old.id, version=old.version, changes={"t_invalid": to_iso(end)}, actor=ACTOR,
+        now=now,
+    )  # fmt: skip
+    if updated is None:
+        return False  # changed meanwhile; the next mention will be checked again
+    reason = {"reason": "contradicted by a newer fact", "timestamp": new.timestamp}
+    row = {"i": 0, "a": old.id, "b": new.id, "strength": 1.0, "props": reason}
+    await edges.create_edges(
+        deps.stores.graph, scope, "INVALIDATED_BY", [row], actor=ACTOR, now=now
+    )
+    return True

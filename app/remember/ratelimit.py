@@ -1,0 +1,32 @@
+"""Per-user rate limit for /remember: a fixed one-minute window counted in Redis.
+
+The counter lives in the FalkorDB server's Redis (shared by every API replica), one key per user
+and minute, expiring with the window. Fixed windows allow a burst of up to twice the rate across
+a window boundary; that is acceptable for protecting the extraction workers.
+"""
+
+import time
+
+from redis.asyncio import Redis
+
+from app.errors import RateLimited
+
+WINDOW_S = 60
+
+
+async def check_rate(redis: Redis, namespace: str, user_id: str, per_minute: int) -> None:
+    """Counts one call; raises RateLimited (429, Retry-After) once the user's window is full."""
+    now = time.time()
+    window = int(now // WINDOW_S)
+    key = f"{namespace}:ratelimit:remember:{user_id}:{window}"
+    async with redis.pipeline(transaction=True) as pipe:
+        pipe.incr(key)
+        pipe.expire(key, WINDOW_S * 2)
+        count, _ = await pipe.execute()
+    if count > per_minute:
+        retry_after = max(1, int((window + 1) * WINDOW_S - now) + 1)
+        raise RateLimited(
+            f"Too many /remember calls: at most {per_minute} per minute per user; "
+            f"retry in {retry_after} s",
+            retry_after,
+        )

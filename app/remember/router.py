@@ -1,0 +1,139 @@
+"""POST /remember (conversation turns in, 202 at once) and polling its job."""
+
+import time
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Path
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from app.auth import memory_agent
+from app.deps import RuntimeDep, ScopeDep
+from app.errors import NotFound, PayloadTooLarge, ServiceUnavailable
+from app.memories.fields import AgentId, Labels, Timestamp
+from app.models import utc_now
+from app.remember.facts import Turn
+from app.remember.pipeline import Conversation
+from app.remember.ratelimit import check_rate
+from app.remember.tasks import enqueue_remember, remember_job_id_prefix
+
+router = APIRouter(tags=["remember"])
+
+
+class MessageIn(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    role: Literal["user", "assistant", "system", "tool"] = Field(description="Who said it.")
+    content: str = Field(description="The message text.")
+    timestamp: Timestamp | None = Field(None, description="When it was said; default now.")
+    message_id: str | None = Field(None, max_length=200, description="The client's message id.")
+
+    @field_validator("content")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be empty")
+        return value
+
+
+class RememberSource(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    chat_id: str | None = Field(None, max_length=200, description="The chat's id.")
+    model: str | None = Field(None, max_length=200, description="The model that answered.")
+
+
+class RememberRequest(BaseModel):
+    """One exchange (or several turns) of a conversation."""
+
+    messages: list[MessageIn] = Field(min_length=1, description="The turns, oldest first.")
+    session_id: str = Field(min_length=1, max_length=200, description="The conversation.")
+    agent_id: AgentId = None
+    role: Literal["user", "assistant"] | None = Field(
+        None,
+        description="Whose facts to keep: null = both, attributed automatically (assistant "
+        "facts need an agent_id); user; assistant (needs an agent_id).",
+    )
+    labels: Labels = Field(default_factory=dict)
+    source: RememberSource | None = Field(None, description="Where the conversation happens.")
+
+
+class RememberAccepted(BaseModel):
+    status: Literal["accepted"] = "accepted"
+    job_id: str = Field(description="Poll GET /remember/jobs/{job_id}.")
+    session_id: str = Field(description="The session the turns belong to.")
+    messages: int = Field(description="Turns accepted.")
+    query_time_ms: float = Field(description="Time to acknowledge.")
+
+
+class RememberJob(BaseModel):
+    job_id: str = Field(description="The job.")
+    state: str = Field(description="queued, scheduled, running, done, dead or aborted.")
+    attempts: int = Field(description="Attempts so far (a crashed worker's job is re-run).")
+    error: str | None = Field(None, description="The last error, if an attempt failed.")
+    result: dict[str, Any] | None = Field(
+        None, description="When done: extractor, facts extracted, stored ids, duplicates…"
+    )
+
+
+@router.post("/remember", status_code=202, response_model=RememberAccepted)
+async def remember(body: RememberRequest, runtime: RuntimeDep, scope: ScopeDep) -> RememberAccepted:
+    """Accepts conversation turns and extracts durable facts from them in the background.
+
+    Answers at once: extraction (an LLM call, or the rule-based extractor) runs as a durable
+    job. Limits: REMEMBER_MAX_MESSAGES turns and REMEMBER_MAX_CHARS characters per call (413),
+    REMEMBER_RATE_PER_MINUTE calls per user (429 with Retry-After).
+    """
+    started = time.perf_counter()
+    settings = runtime.settings
+    _check_size(body, settings.remember_max_messages, settings.remember_max_chars)
+    memory_agent(scope, body.agent_id)  # 403 for an agent outside the caller's scope
+    if runtime.jobs is None:
+        raise ServiceUnavailable("No job queue: /remember needs the background workers")
+    await check_rate(
+        runtime.jobs.redis, runtime.jobs.namespace, scope.user_id, settings.remember_rate_per_minute
+    )
+    talk = _conversation(body, scope.user_id, scope.agent_id)
+    job_id = await enqueue_remember(runtime.jobs, talk)
+    return RememberAccepted(
+        job_id=job_id,
+        session_id=body.session_id,
+        messages=len(body.messages),
+        query_time_ms=round((time.perf_counter() - started) * 1000, 2),
+    )
+
+
+def _check_size(body: RememberRequest, max_messages: int, max_chars: int) -> None:
+    if len(body.messages) > max_messages:
+        raise PayloadTooLarge(
+            f"Too many messages: {len(body.messages)} given, at most {max_messages} per call; "
+            "send the conversation in several calls"
+        )
+    total = sum(len(m.content) for m in body.messages)
+    if total > max_chars:
+        raise PayloadTooLarge(
+            f"Messages too long: {total} characters given, at most {max_chars} characters per call"
+        )
+
+
+def _conversation(body: RememberRequest, user_id: str, scope_agent: str | None) -> Conversation:
+    now = utc_now()
+    turns = [Turn(m.role, m.content, m.timestamp or now, m.message_id) for m in body.messages]
+    return Conversation(
+        user_id=user_id, scope_agent=scope_agent, agent_id=body.agent_id, role=body.role,
+        session_id=body.session_id, turns=turns, labels=body.labels,
+        source=body.source.model_dump(exclude_none=True) if body.source else {},
+    )  # fmt: skip
+
+
+@router.get("/remember/jobs/{job_id:path}", response_model=RememberJob)
+async def remember_job(
+    runtime: RuntimeDep, scope: ScopeDep, job_id: Annotated[str, Path(max_length=300)]
+) -> RememberJob:
+    """The state of one of your /remember jobs, and what it stored once done."""
+    if not job_id.startswith(remember_job_id_prefix(scope.user_id)):
+        raise NotFound(f"Job {job_id} not found")
+    status = await runtime.jobs.status(job_id)
+    if status.state == "unknown":
+        raise NotFound(f"Job {job_id} not found")
+    return RememberJob(
+        job_id=job_id, state=status.state, attempts=status.attempts, error=status.error,
+        result=status.result if isinstance(status.result, dict) else None,
+    )  # fmt: skip

@@ -1,0 +1,115 @@
+"""Jobs of /remember: extraction, consolidation after a session goes idle, raw-layer retention.
+
+An extraction job carries the posted turns (the request was acknowledged once the job was
+durably queued); a worker killed mid-job leaves it to be re-delivered, and the pipeline's
+dedup makes the re-run repeat nothing. Each extraction schedules a consolidation of its session
+SESSION_IDLE_SECONDS later, keyed by the session's activity counter: a consolidation job that
+finds the session active again since it was scheduled does nothing (a later one is due).
+"""
+
+import uuid
+from datetime import datetime, timedelta
+from typing import Any
+
+from app.jobs.queue import JobContext, JobQueue
+from app.models import to_iso, utc_now
+from app.remember.consolidation import consolidate
+from app.remember.facts import Turn
+from app.remember.pipeline import Conversation, RememberDeps, remember
+from app.scope import Scope
+from app.storage import sessions
+
+REMEMBER = "remember"
+CONSOLIDATE = "consolidate"
+RAW_RETENTION = "raw_retention"
+RETENTION_PAGE = 200
+
+
+def remember_job_id_prefix(user_id: str) -> str:
+    """Every extraction job id of a user starts with this (a user may poll only their own)."""
+    return f"{REMEMBER}:{user_id}/"
+
+
+async def enqueue_remember(jobs: JobQueue, talk: Conversation) -> str:
+    """Queues the extraction of one /remember call; returns the job id to poll."""
+    payload = {
+        "scope_agent": talk.scope_agent,
+        "agent_id": talk.agent_id,
+        "role": talk.role,
+        "session_id": talk.session_id,
+        "labels": talk.labels,
+        "source": talk.source,
+        "turns": [_turn_payload(turn) for turn in talk.turns],
+    }
+    enqueued = await jobs.enqueue(REMEMBER, [talk.user_id, uuid.uuid4().hex], payload)
+    return enqueued.job_id
+
+
+def _turn_payload(turn: Turn) -> dict[str, Any]:
+    return {"role": turn.role, "content": turn.content, "timestamp": to_iso(turn.timestamp),
+            "message_id": turn.message_id}  # fmt: skip
+
+
+def conversation_of(user_id: str, payload: dict[str, Any]) -> Conversation:
+    """The job payload back as a Conversation."""
+    turns = [
+        Turn(t["role"], t["content"], datetime.fromisoformat(t["timestamp"]), t.get("message_id"))
+        for t in payload["turns"]
+    ]
+    return Conversation(
+        user_id=user_id, scope_agent=payload.get("scope_agent"), agent_id=payload.get("agent_id"),
+        role=payload.get("role"), session_id=payload["session_id"], turns=turns,
+        labels=payload.get("labels") or {}, source=payload.get("source") or {},
+    )  # fmt: skip
+
+
+async def remember_job(ctx: JobContext) -> dict[str, Any]:
+    """Handler of `remember` jobs: ids = [user_id, nonce], payload = the call."""
+    deps = ctx.deps
+    talk = conversation_of(ctx.ids[0], ctx.payload)
+    activity = await sessions.touch_session(
+        deps.stores.graph, talk.user_id, talk.session_id, agent_id=talk.agent_id,
+        turns=len(talk.turns), now=to_iso(utc_now()),
+    )  # fmt: skip
+    outcome = await remember(deps, talk)
+    await deps.jobs.enqueue(
+        CONSOLIDATE, [talk.user_id, talk.session_id, activity], {},
+        delay_s=deps.settings.session_idle_seconds,
+    )  # fmt: skip
+    return outcome.as_dict()
+
+
+async def consolidate_job(ctx: JobContext) -> dict[str, Any]:
+    """Handler of `consolidate` jobs: ids = [user_id, session_id, activity when scheduled]."""
+    deps: RememberDeps = ctx.deps
+    user_id, session_id, activity = ctx.ids[0], ctx.ids[1], int(ctx.ids[2])
+    state = await sessions.session(deps.stores.graph, user_id, session_id)
+    if state is None or state["activity"] != activity:
+        return {"skipped": "the session was active again; a later consolidation is scheduled"}
+    return (await consolidate(deps, user_id, session_id)).as_dict()
+
+
+async def raw_retention_job(ctx: JobContext) -> dict[str, int]:
+    """Deletes superseded raw facts older than RAW_RETENTION_DAYS (tombstoned, audited)."""
+    deps = ctx.deps
+    before = to_iso(utc_now() - timedelta(days=deps.settings.raw_retention_days))
+    deleted = 0
+    while expired := await sessions.expired_raw(
+        deps.stores.graph, before=before, limit=RETENTION_PAGE
+    ):
+        gone = await _delete_expired(deps, expired)
+        deleted += gone
+        if not gone:
+            break
+    return {"deleted": deleted}
+
+
+async def _delete_expired(deps: Any, expired: list[tuple[str, str | None, str]]) -> int:
+    now, gone = to_iso(utc_now()), []
+    for user_id, agent_id in sorted({(u, a or "") for u, a, _ in expired}):
+        ids = [i for u, a, i in expired if u == user_id and (a or "") == agent_id]
+        scope = Scope(user_id, agent_id or None)
+        gone += await deps.stores.graph.delete_memories(scope, ids, actor="retention", now=now)
+    if gone:
+        await deps.stores.vectors.delete(gone)
+    return len(gone)

@@ -1,0 +1,216 @@
+"""Cypher for enrichment: entity mentions, derived fields, SIMILAR_TO / PRECEDED_BY / EXEMPLIFIES
+links, and the scoped entity reads. Every query names the owner (`$user_id`) on both ends of
+every edge it writes, so enrichment never links one user's memories to another's.
+
+Entities belong to a user: `(:Entity {user_id, category, slug})` is unique per user, and a
+memory points at the entities it mentions with MENTIONS. Reads are scoped through those edges:
+a caller sees an entity only through a memory it may see.
+"""
+
+from collections.abc import Sequence
+from typing import Any
+
+from app.scope import Scope
+from app.storage.graph import IN_SCOPE, GraphStore, scope_params, to_memory
+
+# One memory's enrichment, written atomically, only if the memory is still at the version and
+# content it was enriched from (a concurrent PATCH wins; the job then runs again).
+WRITE_ENRICHMENT = """
+UNWIND $rows AS row
+MATCH (m:Memory {id: row.id})
+WHERE m.user_id = $user_id AND m.version = row.version AND m.content_hash = row.content_hash
+SET m.tags = row.tags, m.tag_prefixes = row.tag_prefixes, m.summary = row.summary,
+    m.metadata = row.metadata, m.type = row.type, m.confidence = row.confidence,
+    m.enrichment_status = 'done', m.enriched_at = $now
+WITH m, row
+OPTIONAL MATCH (m)-[old:MENTIONS]->(:Entity)
+DELETE old
+WITH DISTINCT m, row
+FOREACH (e IN row.entities |
+  MERGE (x:Entity {user_id: $user_id, category: e.category, slug: e.slug})
+  ON CREATE SET x.name = e.name, x.aliases = [e.name], x.created_at = $now
+  SET x.last_referenced_at = $now,
+      x.aliases = CASE WHEN e.name IN x.aliases THEN x.aliases ELSE x.aliases + e.name END
+  MERGE (m)-[:MENTIONS]->(x))
+RETURN m
+"""
+SET_ENRICHMENT_STATUS = """
+MATCH (m:Memory) WHERE m.id IN $ids AND m.user_id = $user_id SET m.enrichment_status = $status
+"""
+# Semantic neighbours, both directions (AutoMem's shape), same owner only.
+LINK_SIMILAR = """
+UNWIND $pairs AS pair
+MATCH (a:Memory {id: pair.a}), (b:Memory {id: pair.b})
+WHERE a.user_id = $user_id AND b.user_id = $user_id AND a.id <> b.id
+MERGE (a)-[r:SIMILAR_TO]->(b) SET r.score = pair.score, r.strength = pair.score,
+      r.updated_at = $now
+MERGE (b)-[s:SIMILAR_TO]->(a) SET s.score = pair.score, s.strength = pair.score,
+      s.updated_at = $now
+RETURN count(r)
+"""
+# Per entity of the memory: the latest earlier memory of the same owner that mentions it.
+LINK_ENTITY_PREDECESSORS = """
+UNWIND $ids AS id
+MATCH (m:Memory {id: id})-[:MENTIONS]->(x:Entity)<-[:MENTIONS]-(p:Memory)
+WHERE m.user_id = $user_id AND p.user_id = $user_id AND p.timestamp < m.timestamp
+WITH m, x, max(p.timestamp) AS latest
+MATCH (x)<-[:MENTIONS]-(previous:Memory)
+WHERE previous.user_id = $user_id AND previous.timestamp = latest
+MERGE (m)-[r:PRECEDED_BY]->(previous)
+SET r.entity = x.slug, r.strength = 0.5, r.updated_at = $now
+RETURN count(r)
+"""
+# A type seen often enough (≥ $min_others other confident memories of the owner) is a pattern;
+# each example strengthens it (AutoMem's 0.35 + 0.05 per observation, capped at 0.95).
+LINK_PATTERNS = """
+UNWIND $ids AS id
+MATCH (m:Memory {id: id}) WHERE m.user_id = $user_id
+OPTIONAL MATCH (o:Memory {user_id: $user_id, type: m.type})
+WHERE o.id <> m.id AND o.confidence > 0.5
+WITH m, count(o) AS others WHERE others >= $min_others
+MERGE (p:Pattern {user_id: $user_id, type: m.type})
+ON CREATE SET p.created_at = $now, p.observations = 0
+MERGE (m)-[e:EXEMPLIFIES]->(p)
+ON CREATE SET p.observations = p.observations + 1
+SET p.confidence = CASE WHEN 0.35 + 0.05 * p.observations > 0.95 THEN 0.95
+                        ELSE 0.35 + 0.05 * p.observations END,
+    p.updated_at = $now, e.confidence = p.confidence, e.pattern_type = m.type, e.updated_at = $now
+RETURN count(e)
+"""
+
+ENTITY_FIELDS = "x.category, x.slug, x.name, x.aliases, x.created_at, x.last_referenced_at"
+LIST_ENTITIES = f"""
+MATCH (m:Memory)-[:MENTIONS]->(x:Entity)
+WHERE {IN_SCOPE} AND ($category IS NULL OR x.category = $category)
+WITH x, count(m) AS refs
+RETURN {ENTITY_FIELDS}, refs ORDER BY refs DESC, x.slug LIMIT $limit
+"""
+GET_ENTITY = f"""
+MATCH (m:Memory)-[:MENTIONS]->(x:Entity)
+WHERE {IN_SCOPE} AND (x.slug = $slug OR $name IN x.aliases)
+WITH x, count(m) AS refs, collect(m.id)[..$memory_limit] AS memory_ids
+RETURN {ENTITY_FIELDS}, refs, memory_ids ORDER BY refs DESC LIMIT 1
+"""
+ENTITY_COLUMNS = ("category", "slug", "name", "aliases", "created_at", "last_referenced_at")
+# Recall's entity expansion: memories sharing an entity with a seed, every end in scope.
+EXPAND_BY_ENTITIES = f"""
+MATCH (s:Memory)-[:MENTIONS]->(x:Entity)<-[:MENTIONS]-(m:Memory)
+WHERE s.id IN $seeds AND s.user_id = $user_id AND {IN_SCOPE} AND NOT m.id IN $seeds
+RETURN s.id, x.category + ':' + x.slug, m
+ORDER BY m.importance DESC, m.timestamp DESC LIMIT $limit
+"""
+UNENRICHED = """
+MATCH (m:Memory) WHERE m.enrichment_status = 'pending' AND m.embedding_status = 'done'
+  AND m.id > $after
+RETURN m.user_id, m.id ORDER BY m.id LIMIT $limit
+"""
+OWNERS = """
+MATCH (m:Memory)
+WHERE ($ids IS NULL OR m.id IN $ids) AND ($user_id IS NULL OR m.user_id = $user_id)
+  AND ($status IS NULL OR m.enrichment_status = $status)
+RETURN m.user_id, m.id ORDER BY m.id LIMIT $limit
+"""
+COUNT_BY_STATUS = "MATCH (m:Memory) RETURN m.enrichment_status, count(m)"
+
+
+async def write_enrichment(
+    graph: GraphStore, user_id: str, rows: Sequence[dict[str, Any]], *, now: str
+) -> list:
+    """Writes derived fields and mentions; returns the memories written (others changed)."""
+    result = await graph.query(
+        WRITE_ENRICHMENT, {"rows": list(rows), "user_id": user_id, "now": now}
+    )
+    return [to_memory(row[0]) for row in result]
+
+
+async def set_enrichment_status(
+    graph: GraphStore, user_id: str, memory_ids: Sequence[str], status: str
+) -> None:
+    params = {"ids": list(memory_ids), "user_id": user_id, "status": status}
+    await graph.query(SET_ENRICHMENT_STATUS, params)
+
+
+async def link_similar(
+    graph: GraphStore, user_id: str, pairs: Sequence[dict[str, Any]], *, now: str
+) -> None:
+    """SIMILAR_TO both ways for (a, b, score) pairs of the same owner."""
+    if pairs:
+        await graph.query(LINK_SIMILAR, {"pairs": list(pairs), "user_id": user_id, "now": now})
+
+
+async def link_entity_predecessors(
+    graph: GraphStore, user_id: str, memory_ids: Sequence[str], *, now: str
+) -> int:
+    """PRECEDED_BY to the latest earlier memory sharing each entity; returns links written."""
+    rows = await graph.query(
+        LINK_ENTITY_PREDECESSORS, {"ids": list(memory_ids), "user_id": user_id, "now": now}
+    )
+    return int(rows[0][0]) if rows else 0
+
+
+async def link_patterns(
+    graph: GraphStore, user_id: str, memory_ids: Sequence[str], *, now: str, min_others: int = 3
+) -> int:
+    """EXEMPLIFIES to the owner's Pattern node of the memory's type, where one exists."""
+    params = {"ids": list(memory_ids), "user_id": user_id, "now": now, "min_others": min_others}
+    rows = await graph.query(LINK_PATTERNS, params)
+    return int(rows[0][0]) if rows else 0
+
+
+async def list_entities(
+    graph: GraphStore, scope: Scope, *, category: str | None, limit: int
+) -> list[dict[str, Any]]:
+    """Entities mentioned by memories in scope, most referenced first."""
+    params = {"category": category, "limit": limit, **scope_params(scope)}
+    rows = await graph.ro_query(LIST_ENTITIES, params)
+    return [_entity(row) for row in rows]
+
+
+async def get_entity(
+    graph: GraphStore, scope: Scope, slug: str, *, memory_limit: int = 50
+) -> dict[str, Any] | None:
+    """One entity by slug (or by one of its names), with the ids of memories mentioning it."""
+    params = {"slug": slug, "name": slug, "memory_limit": memory_limit, **scope_params(scope)}
+    rows = await graph.ro_query(GET_ENTITY, params)
+    if not rows:
+        return None
+    entity = _entity(rows[0][:-1])
+    entity["memory_ids"] = rows[0][-1]
+    return entity
+
+
+def _entity(row: Sequence[Any]) -> dict[str, Any]:
+    entity = dict(zip(ENTITY_COLUMNS, row, strict=False))
+    entity["id"] = f"{entity['category']}:{entity['slug']}"
+    entity["reference_count"] = int(row[len(ENTITY_COLUMNS)])
+    return entity
+
+
+async def expand_by_entities(
+    graph: GraphStore, scope: Scope, seeds: Sequence[str], *, limit: int
+) -> list[tuple[str, str, Any]]:
+    """(seed id, entity id, memory) for memories in scope sharing an entity with a seed."""
+    params = {"seeds": list(seeds), "limit": limit, **scope_params(scope)}
+    rows = await graph.ro_query(EXPAND_BY_ENTITIES, params)
+    return [(row[0], row[1], to_memory(row[2])) for row in rows]
+
+
+async def unenriched(graph: GraphStore, *, after: str, limit: int) -> list[tuple[str, str]]:
+    """(user_id, id) of embedded memories whose enrichment is pending, in id order."""
+    rows = await graph.ro_query(UNENRICHED, {"after": after, "limit": limit})
+    return [(row[0], row[1]) for row in rows]
+
+
+async def owners(
+    graph: GraphStore, *, ids: Sequence[str] | None, user_id: str | None, status: str | None,
+    limit: int,
+) -> list[tuple[str, str]]:  # fmt: skip
+    """(user_id, id) of live memories by ids and/or filters (operator path)."""
+    params = {"ids": list(ids) if ids else None, "user_id": user_id, "status": status}
+    rows = await graph.ro_query(OWNERS, {**params, "limit": limit})
+    return [(row[0], row[1]) for row in rows]
+
+
+async def count_by_status(graph: GraphStore) -> dict[str, int]:
+    """How many memories are in each enrichment state (operator path)."""
+    return {row[0]: int(row[1]) for row in await graph.ro_query(COUNT_BY_STATUS)}

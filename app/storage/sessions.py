@@ -1,0 +1,153 @@
+"""Cypher for /remember: sessions, the raw layer, consolidation links and raw-layer retention.
+
+A `(:Session {user_id, session_id})` node tracks a conversation's activity; `activity` counts
+/remember calls, so that a consolidation job scheduled after an earlier call can tell that the
+session has moved on since. Every query names its owner.
+"""
+
+from collections.abc import Sequence
+from typing import Any
+
+from app.scope import Scope
+from app.storage.graph import IN_SCOPE, GraphStore, scope_params, to_memory
+
+TOUCH_SESSION = """
+MERGE (s:Session {user_id: $user_id, session_id: $session_id})
+ON CREATE SET s.created_at = $now, s.activity = 0, s.turns = 0
+SET s.last_activity = $now, s.activity = s.activity + 1, s.turns = s.turns + $turns,
+    s.agent_id = $agent_id
+RETURN s.activity
+"""
+SESSION = """
+MATCH (s:Session {user_id: $user_id, session_id: $session_id})
+RETURN s.activity, s.last_activity, s.consolidated_at, s.agent_id
+"""
+MARK_CONSOLIDATED = """
+MATCH (s:Session {user_id: $user_id, session_id: $session_id})
+SET s.consolidated_at = $now, s.consolidations = coalesce(s.consolidations, 0) + 1
+"""
+# Raw facts of one owner and agent with this exact content (the first dedup step).
+RAW_WITH_HASH = """
+MATCH (m:Memory {content_hash: $hash})
+WHERE m.user_id = $user_id AND m.layer = 'raw'
+  AND coalesce(m.agent_id, '') = coalesce($agent_id, '')
+RETURN m.id LIMIT 1
+"""
+# The session's raw facts still waiting for consolidation (current, not yet superseded).
+UNCONSOLIDATED = """
+MATCH (m:Memory {session_id: $session_id})
+WHERE m.user_id = $user_id AND m.layer = 'raw' AND m.superseded_by IS NULL
+  AND m.t_invalid IS NULL
+RETURN m ORDER BY m.created_at
+"""
+CONSOLIDATED_OF_SESSION = """
+MATCH (m:Memory {session_id: $session_id})
+WHERE m.user_id = $user_id AND m.layer = 'consolidated' AND m.t_invalid IS NULL
+RETURN m ORDER BY m.created_at
+"""
+CONSOLIDATED_WITH_HASH = """
+MATCH (m:Memory {content_hash: $hash})
+WHERE m.user_id = $user_id AND m.layer = 'consolidated' AND m.t_invalid IS NULL
+  AND coalesce(m.agent_id, '') = coalesce($agent_id, '')
+RETURN m LIMIT 1
+"""
+# Consolidated memory -[:DERIVED_FROM]-> raw source; the source records who replaced it.
+LINK_DERIVED = """
+UNWIND $rows AS row
+MATCH (c:Memory {id: row.consolidated}), (r:Memory {id: row.raw})
+WHERE c.user_id = $user_id AND r.user_id = $user_id
+MERGE (c)-[e:DERIVED_FROM]->(r)
+SET e.transformation = row.transformation, e.strength = 1.0, e.updated_at = $now,
+    r.superseded_by = c.id,
+    c.derived_from = CASE WHEN r.id IN c.derived_from THEN c.derived_from
+                          ELSE c.derived_from + r.id END
+RETURN count(e)
+"""
+# Current memories of the owner about the same thing (contradiction candidates beside the
+# vector neighbours: "lives in Prague" and "moved to Berlin" are not close as vectors).
+SAME_SLOT = f"""
+MATCH (m:Memory {{slot: $slot}})
+WHERE {IN_SCOPE} AND m.t_invalid IS NULL
+RETURN m ORDER BY m.timestamp DESC LIMIT $limit
+"""
+# Superseded raw facts past retention that nothing but system links refer to.
+EXPIRED_RAW = """
+MATCH (m:Memory)
+WHERE m.layer = 'raw' AND m.superseded_by IS NOT NULL AND m.created_at < $before
+  AND NOT m.pinned
+  AND NOT (m)-[:RELATES_TO|LEADS_TO|OCCURRED_BEFORE|PREFERS_OVER|EXEMPLIFIES|CONTRADICTS|REINFORCES|PART_OF]-(:Memory)
+RETURN m.user_id, m.agent_id, m.id ORDER BY m.created_at LIMIT $limit
+"""  # noqa: E501
+
+
+async def touch_session(
+    graph: GraphStore, user_id: str, session_id: str, *, agent_id: str | None, turns: int,
+    now: str,
+) -> int:  # fmt: skip
+    """Records activity on a session (created on first use); returns its activity counter."""
+    params = {"user_id": user_id, "session_id": session_id, "agent_id": agent_id,
+              "turns": turns, "now": now}  # fmt: skip
+    rows = await graph.query(TOUCH_SESSION, params)
+    return int(rows[0][0])
+
+
+async def session(graph: GraphStore, user_id: str, session_id: str) -> dict[str, Any] | None:
+    rows = await graph.ro_query(SESSION, {"user_id": user_id, "session_id": session_id})
+    if not rows:
+        return None
+    return dict(
+        zip(("activity", "last_activity", "consolidated_at", "agent_id"), rows[0], strict=True)
+    )
+
+
+async def mark_consolidated(graph: GraphStore, user_id: str, session_id: str, now: str) -> None:
+    params = {"user_id": user_id, "session_id": session_id, "now": now}
+    await graph.query(MARK_CONSOLIDATED, params)
+
+
+async def raw_with_hash(
+    graph: GraphStore, user_id: str, agent_id: str | None, content_hash: str
+) -> str | None:
+    params = {"user_id": user_id, "agent_id": agent_id, "hash": content_hash}
+    rows = await graph.ro_query(RAW_WITH_HASH, params)
+    return rows[0][0] if rows else None
+
+
+async def unconsolidated(graph: GraphStore, user_id: str, session_id: str) -> list:
+    rows = await graph.ro_query(UNCONSOLIDATED, {"user_id": user_id, "session_id": session_id})
+    return [to_memory(row[0]) for row in rows]
+
+
+async def consolidated_of_session(graph: GraphStore, user_id: str, session_id: str) -> list:
+    params = {"user_id": user_id, "session_id": session_id}
+    return [to_memory(row[0]) for row in await graph.ro_query(CONSOLIDATED_OF_SESSION, params)]
+
+
+async def consolidated_with_hash(
+    graph: GraphStore, user_id: str, agent_id: str | None, content_hash: str
+) -> Any:
+    params = {"user_id": user_id, "agent_id": agent_id, "hash": content_hash}
+    rows = await graph.ro_query(CONSOLIDATED_WITH_HASH, params)
+    return to_memory(rows[0][0]) if rows else None
+
+
+async def link_derived(
+    graph: GraphStore, user_id: str, rows: Sequence[dict[str, str]], *, now: str
+) -> None:
+    """DERIVED_FROM consolidated → raw, and `superseded_by` on each raw source."""
+    if rows:
+        await graph.query(LINK_DERIVED, {"rows": list(rows), "user_id": user_id, "now": now})
+
+
+async def expired_raw(
+    graph: GraphStore, *, before: str, limit: int
+) -> list[tuple[str, str | None, str]]:
+    """(user_id, agent_id, id) of superseded raw facts older than `before`, no authored links."""
+    rows = await graph.ro_query(EXPIRED_RAW, {"before": before, "limit": limit})
+    return [(row[0], row[1], row[2]) for row in rows]
+
+
+async def same_slot(graph: GraphStore, scope: Scope, slot: str, *, limit: int = 10) -> list:
+    """Current memories in scope that fill the same fact slot, newest first."""
+    params = {"slot": slot, "limit": limit, **scope_params(scope)}
+    return [to_memory(row[0]) for row in await graph.ro_query(SAME_SLOT, params)]
