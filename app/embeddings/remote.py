@@ -6,7 +6,6 @@ requests go to `base_url + "/embeddings"`. Nothing is appended or guessed.
 """
 
 import asyncio
-import random
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,6 +19,7 @@ from app.embeddings.base import (
     text_list,
     tracked,
 )
+from app.http_retry import backoff_delay, is_retryable_status, retry_after_seconds
 
 AUTH_STATUSES = frozenset({401, 403})
 ERROR_BODY_CHARS = 300
@@ -32,19 +32,6 @@ class TransientError(Exception):
         super().__init__(str(error))
         self.error = error
         self.retry_after = retry_after
-
-
-def is_retryable_status(status: int) -> bool:
-    """429 and 5xx are worth retrying; other 4xx will fail again."""
-    return status == 429 or status >= 500
-
-
-def retry_after_seconds(response: httpx.Response) -> float | None:
-    """The Retry-After header in seconds, if it is a number."""
-    try:
-        return max(0.0, float(response.headers["retry-after"]))
-    except (KeyError, ValueError):
-        return None
 
 
 def status_error(response: httpx.Response) -> EmbeddingError:
@@ -169,12 +156,7 @@ class OpenAIEmbedder:
             attempt += 1
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
-        delay = min(self._backoff_max, self._backoff_base * 2**attempt)
-        # Jitter spreads out clients that failed together, so they do not retry together.
-        delay *= random.uniform(0.5, 1.0)
-        if retry_after is not None:
-            delay = max(delay, min(retry_after, self._backoff_max))
-        return delay
+        return backoff_delay(attempt, self._backoff_base, self._backoff_max, retry_after)
 
     async def _post(self, payload: dict[str, Any]) -> Any:
         try:

@@ -16,7 +16,6 @@ this client, to json_object with the schema in the system prompt.
 
 import asyncio
 import logging
-import random
 import time
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
@@ -25,6 +24,7 @@ from typing import Any
 import httpx
 
 from app.config import Settings
+from app.http_retry import backoff_delay
 from app.llm.errors import BudgetExhausted, CircuitOpen, LLMCallFailed, LLMUnavailable
 from app.llm.guards import CallBudget, CircuitBreaker, Clock, HourlyLimit
 from app.llm.wire import (
@@ -256,12 +256,7 @@ class LLMClient:
             attempt += 1
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
-        delay = min(self._backoff_max_s, self._backoff_base_s * 2**attempt)
-        # Jitter spreads out clients that failed together, so they do not retry together.
-        delay *= random.uniform(0.5, 1.0)
-        if retry_after is not None:
-            delay = max(delay, min(retry_after, self._backoff_max_s))
-        return delay
+        return backoff_delay(attempt, self._backoff_base_s, self._backoff_max_s, retry_after)
 
     async def _post(self, payload: dict[str, Any]) -> dict[str, Any]:
         try:

@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 import httpx
 
+from app.http_retry import is_retryable_status, retry_after_seconds
 from app.llm.errors import LLMCallFailed
 
 JsonMode = Literal["json_schema", "json_object"]
@@ -32,20 +33,6 @@ class QuotaError(LLMCallFailed):
 
 class SchemaRejected(LLMCallFailed):
     """The server does not accept response_format json_schema."""
-
-
-# These two mirror app.embeddings.remote; importing them from there would load onnxruntime.
-def is_retryable_status(status: int) -> bool:
-    """429 and 5xx are worth retrying; other 4xx will fail again."""
-    return status == 429 or status >= 500
-
-
-def retry_after_seconds(response: httpx.Response) -> float | None:
-    """The Retry-After header in seconds, if it is a number."""
-    try:
-        return max(0.0, float(response.headers["retry-after"]))
-    except (KeyError, ValueError):
-        return None
 
 
 def token_params(model: str, max_tokens: int, temperature: float | None) -> dict[str, Any]:
