@@ -188,7 +188,11 @@ class LocalEmbedder:
         self._executor = ThreadPoolExecutor(
             max_workers=1, thread_name_prefix="embed-local", initializer=_background_priority
         )
+        # Queries have their own thread and session at normal priority: a recall must not wait
+        # behind a queue of background batches, nor run at their lowered priority.
+        self._query_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed-query")
         self._minilm: MiniLM | None = None
+        self._query_minilm: MiniLM | None = None
         self._closed = False
         self._health = HealthTracker()
 
@@ -200,19 +204,22 @@ class LocalEmbedder:
         return await tracked(self._health, self._embed(items), "local embedding")
 
     async def embed_query(self, text: str) -> list[float]:
-        """The vector of one query."""
-        return (await self.embed([text]))[0]
+        """The vector of one query, on the foreground session."""
+        items = text_list([text])
+        return (await tracked(self._health, self._embed_query(items[0]), "local embedding"))[0]
 
     async def warm_up(self) -> None:
-        """Loads and runs the model once, so a broken install shows at startup, not first use."""
+        """Loads and runs both sessions once, so a broken install shows at startup."""
         await self.embed(["warm up"])
+        await self.embed_query("warm up")
 
     async def close(self) -> None:
         """Stops the worker thread and drops the session."""
         self._closed = True
         # Queued batches finish; the next batch of any call in progress sees the closed flag.
         await asyncio.to_thread(self._executor.shutdown, wait=True)
-        self._minilm = None
+        await asyncio.to_thread(self._query_executor.shutdown, wait=True)
+        self._minilm = self._query_minilm = None
 
     def health(self) -> dict[str, Any]:
         """State from the outcomes of recent calls."""
@@ -231,20 +238,37 @@ class LocalEmbedder:
             raise EmbeddingError("the model produced a non-finite vector")
         return vectors.tolist()
 
+    async def _embed_query(self, text: str) -> list[list[float]]:
+        vector = await self._run(self._query_vector, text, executor=self._query_executor)
+        if not np.isfinite(vector).all():
+            raise EmbeddingError("the model produced a non-finite vector")
+        return vector.tolist()
+
+    def _query_vector(self, text: str) -> np.ndarray:
+        if self._query_minilm is None:
+            self._query_minilm = self._new_minilm()
+        return self._query_minilm.forward(self._query_minilm.tokenize([text]))
+
     def _load(self) -> MiniLM:
         if self._minilm is None:
-            model_path = self._model_path or locate(ONNX_FILE)
-            tokenizer_path = self._tokenizer_path or locate(TOKENIZER_FILE)
-            try:
-                self._minilm = MiniLM.load(model_path, tokenizer_path, self._threads)
-            except EmbeddingError:
-                raise
-            except Exception as exc:
-                raise EmbedderUnavailable(f"cannot load the local model: {exc}") from exc
+            self._minilm = self._new_minilm()
         return self._minilm
 
-    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
+    def _new_minilm(self) -> MiniLM:
+        """A session whose ONNX threads inherit the priority of the thread that creates it."""
+        model_path = self._model_path or locate(ONNX_FILE)
+        tokenizer_path = self._tokenizer_path or locate(TOKENIZER_FILE)
+        try:
+            return MiniLM.load(model_path, tokenizer_path, self._threads)
+        except EmbeddingError:
+            raise
+        except Exception as exc:
+            raise EmbedderUnavailable(f"cannot load the local model: {exc}") from exc
+
+    async def _run(
+        self, fn: Callable[..., T], *args: Any, executor: ThreadPoolExecutor | None = None
+    ) -> T:
         if self._closed:
             raise EmbedderUnavailable("the local embedder is closed")
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, functools.partial(fn, *args))
+        return await loop.run_in_executor(executor or self._executor, functools.partial(fn, *args))

@@ -53,6 +53,13 @@ async def test_batch_equals_one_by_one(embedder: LocalEmbedder):
     assert np.abs(batched - single).max() < 1e-4
 
 
+async def test_query_session_gives_the_same_vectors(embedder: LocalEmbedder):
+    text = "Where did Alice move last spring?"
+    query = await embedder.embed_query(text)
+    batch = (await embedder.embed([text, "another text to batch with"]))[0]
+    assert sum(q * b for q, b in zip(query, batch, strict=True)) > 0.9999
+
+
 async def test_order_preserved(embedder: LocalEmbedder):
     forward = await embedder.embed(TEXTS)
     backward = await embedder.embed(list(reversed(TEXTS)))
