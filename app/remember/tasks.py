@@ -90,9 +90,15 @@ async def consolidate_job(ctx: JobContext) -> dict[str, Any]:
 
 
 async def raw_retention_job(ctx: JobContext) -> dict[str, int]:
-    """Deletes superseded raw facts older than RAW_RETENTION_DAYS (tombstoned, audited)."""
-    deps = ctx.deps
-    before = to_iso(utc_now() - timedelta(days=deps.settings.raw_retention_days))
+    """Handler of `raw_retention` jobs (hourly): RAW_RETENTION_DAYS from settings."""
+    deleted = await delete_expired_raw(ctx.deps, ctx.deps.settings.raw_retention_days)
+    return {"deleted": deleted}
+
+
+async def delete_expired_raw(deps: Any, retention_days: float) -> int:
+    """Deletes superseded raw facts older than the retention (tombstoned, audited); returns
+    how many. Raw facts that are pinned or have links a client made are kept."""
+    before = to_iso(utc_now() - timedelta(days=retention_days))
     deleted = 0
     while expired := await sessions.expired_raw(
         deps.stores.graph, before=before, limit=RETENTION_PAGE
@@ -101,7 +107,7 @@ async def raw_retention_job(ctx: JobContext) -> dict[str, int]:
         deleted += gone
         if not gone:
             break
-    return {"deleted": deleted}
+    return deleted
 
 
 async def _delete_expired(deps: Any, expired: list[tuple[str, str | None, str]]) -> int:

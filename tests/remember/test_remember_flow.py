@@ -11,6 +11,8 @@ import pytest
 
 from app.models import to_iso
 from app.remember.contradiction import contradicts_by_rules
+from app.remember.consolidation import consolidate
+from app.remember.tasks import delete_expired_raw
 from tests.conftest import ALICE_KEY, auth, running_client, test_settings
 from tests.fake_openai import FakeOpenAI, FakeOpenAIConfig
 from tests.memories.test_embedding_jobs import FAST_JOBS, wait_until
@@ -229,3 +231,33 @@ async def test_later_turns_reconsolidate_by_appending(client: httpx.AsyncClient)
     assert after == before  # earlier consolidated memories kept as they were
     added = {(await memory(client, i))["superseded_by"] for i in later["stored"]}
     assert not added & set(before.values())
+
+
+async def test_retention_deletes_only_superseded_raw_facts_without_links(
+    unhurried: httpx.AsyncClient,
+) -> None:
+    client = unhurried
+    first = await remember(client, SESSION_1)
+    await consolidate(client.app.state.runtime, "alice", SESSION_1.session_id)
+    assert await all_superseded(client, first["stored"])
+    kept_by_link, *expired = first["stored"]
+    linked = await client.post(
+        "/associate",
+        json={"memory1_id": kept_by_link, "memory2_id": expired[0], "type": "RELATES_TO"},
+        headers=ALICE,
+    )
+    assert linked.status_code in (200, 201), linked.text
+    unconsolidated = await remember(client, SESSION_2)  # not consolidated: its session is active
+
+    deleted = await delete_expired_raw(client.app.state.runtime, retention_days=0)
+
+    assert deleted == len(expired) - 1  # expired[0] is linked too
+    for memory_id in expired[1:]:
+        response = await client.get(f"/memory/{memory_id}", headers=ALICE)
+        assert response.status_code == 404
+        history = (await client.get(f"/memory/{memory_id}/history", headers=ALICE)).json()
+        assert history["tombstone"]["actor"] == "retention"
+    for memory_id in [kept_by_link, expired[0], *unconsolidated["stored"]]:
+        assert (await client.get(f"/memory/{memory_id}", headers=ALICE)).status_code == 200
+    promoted = (await memory(client, kept_by_link))["superseded_by"]
+    assert (await client.get(f"/memory/{promoted}", headers=ALICE)).status_code == 200
