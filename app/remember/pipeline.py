@@ -13,7 +13,6 @@ A re-run after a crash repeats nothing: the facts already stored are exact dupli
 memories already invalidated are no longer current.
 """
 
-import asyncio
 import logging
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
@@ -26,6 +25,7 @@ from app.memories.mirror import embedding_text
 from app.memories.schemas import MemoryCreate, SourceIn
 from app.memories.service import build_memory, store_memories
 from app.models import Layer, Memory, to_iso, utc_now
+from app.nlp import run_nlp
 from app.remember.contradiction import contradicts_by_llm, contradicts_by_rules
 from app.remember.facts import ExtractedFact, Turn, filter_by_attribution
 from app.remember.llm_extract import extract_facts_with_llm
@@ -121,7 +121,7 @@ async def _extract(
             return facts
         except LLMUnavailable as exc:  # degrade to rules, visibly (job result + LLM status)
             outcome.llm_error = str(exc)
-    return await asyncio.to_thread(extract_facts_by_rules, talk.turns)
+    return await run_nlp(extract_facts_by_rules, talk.turns)
 
 
 def _fact_memory(talk: Conversation, fact: ExtractedFact) -> Memory:
@@ -228,7 +228,7 @@ async def _contradicts(deps: RememberDeps, old: str, new: str, budget: CallBudge
             return await contradicts_by_llm(deps.llm, old, new, budget=budget)
         except LLMUnavailable:
             log.warning("contradiction check by rules: the LLM is unavailable")
-    return contradicts_by_rules(old, new)
+    return await run_nlp(contradicts_by_rules, old, new)
 
 
 async def _supersede(deps: RememberDeps, scope: Scope, old: Memory, new: Memory) -> bool:
