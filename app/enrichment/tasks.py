@@ -7,7 +7,6 @@ again rather than written from stale content. A failure raises, so the job queue
 backoff and, after the last attempt, keeps it in the dead letters (AutoMem's retries dropped work).
 """
 
-import asyncio
 import json
 import logging
 from collections.abc import Sequence
@@ -15,13 +14,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.classify import Classification, ClassificationStats, classify_with_llm
-from app.enrichment.entities import Entity, extract_many, summarize
+from app.enrichment.entities import Entity, extract_many
 from app.enrichment.queueing import enqueue_enrichment
+from app.enrichment.summary import summarize
 from app.jobs.queue import JobContext, JobQueue
 from app.llm import LLMClient
 from app.memories.mirror import vector_payload
 from app.memories.service import VECTOR_COMPONENT, tag_prefixes
 from app.models import Memory, Status, to_iso, utc_now
+from app.nlp import run_nlp
 from app.scope import Scope
 from app.storage import Stores
 from app.storage import enrichment as store
@@ -82,7 +83,7 @@ async def enrich_memories(
         memories = [m for m in memories if not is_enriched(m)]
     if not memories:
         return 0
-    entities = await asyncio.to_thread(extract_many, [m.content for m in memories])
+    entities = await run_nlp(extract_many, [m.content for m in memories])
     classes = await _reclassify(deps, memories)
     similar = await _similar(deps, user_id, memories)
     now = to_iso(utc_now())

@@ -10,8 +10,8 @@ from app.enrichment.entities import (
     extract_many,
     is_valid_entity,
     slugify,
-    summarize,
 )
+from app.enrichment.summary import summarize
 from bench.entity_extraction import evaluate_cases
 from tests.enrichment.entity_cases import CASES, SPLITS
 

@@ -1,0 +1,382 @@
+"""Builders: one per pattern, each turns a match on a clause into a fact (or None).
+
+A builder checks the value, writes the fact's content in the third person ("User lives in
+Lisbon"), and gives it a `Kind` (type, importance, confidence, categories) and a slot.
+"""
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from spacy.tokens import Span
+
+from app.models import MemoryType
+from app.remember.clauses import Clause, is_person_entity, tagged
+from app.remember.dates import NUMBER_WORDS
+from app.remember.facts import ASSISTANT, ExtractedFact
+from app.remember.patterns import (
+    ALLERGIC,
+    APPOINTMENT,
+    ATTRIBUTE_SLOTS,
+    BORN_IN,
+    COGNITIVE_INFINITIVES,
+    COMPOUND_EVENT,
+    CONDITION,
+    DIET,
+    EVENT_NOUN_END,
+    FAN,
+    FAVORITE_INVERTED,
+    FREQUENCY_RE,
+    FROM,
+    GOING_TO,
+    GOT_STATUS,
+    GREW_UP,
+    HABIT_ADVERB,
+    LIVE_IN,
+    MOVED,
+    NAME_INTRO,
+    NAME_IS,
+    NEGATIVE_LIKES,
+    NON_EVENT_VERBS,
+    PARTNERS,
+    PETS,
+    PLANNING,
+    REACTION,
+    RELATION_NAMED,
+    SPOUSE_IS,
+    SPOUSES,
+    STATE_VERBS,
+    WILL,
+    WORK_AT,
+)
+from app.remember.values import (
+    MAX_REST_WORDS,
+    clean_value,
+    person_name,
+    place_name,
+    slot_key,
+    third_person,
+    third_person_verb,
+)
+
+# --- Kinds and facts --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Kind:
+    """What a rule's facts are: their type, weight and categories."""
+
+    type: MemoryType
+    importance: float
+    confidence: float
+    categories: tuple[str, ...]
+    ttl_days: float | None = None
+
+
+IDENTITY = Kind(MemoryType.FACT, 0.8, 0.8, ("personal",))
+AGE_KIND = Kind(MemoryType.FACT, 0.6, 0.8, ("personal",), ttl_days=365.0)
+FAMILY = Kind(MemoryType.FACT, 0.7, 0.8, ("personal",))
+MILESTONE = Kind(MemoryType.EVENT, 0.7, 0.75, ("personal",))
+PLACE = Kind(MemoryType.FACT, 0.7, 0.8, ("personal", "location"))
+MOVE = Kind(MemoryType.EVENT, 0.7, 0.75, ("personal", "location"))
+WORK = Kind(MemoryType.FACT, 0.7, 0.8, ("work",))
+HEALTH = Kind(MemoryType.FACT, 0.8, 0.8, ("health",))
+DIET_KIND = Kind(MemoryType.FACT, 0.7, 0.8, ("health", "preferences"))
+LIKING = Kind(MemoryType.PREFERENCE, 0.5, 0.75, ("preferences",))
+FAVORITE_KIND = Kind(MemoryType.PREFERENCE, 0.6, 0.8, ("preferences",))
+PLAN = Kind(MemoryType.EVENT, 0.5, 0.7, ("plans",))
+HABIT = Kind(MemoryType.HABIT, 0.5, 0.7, ("personal",))
+EVENT_KIND = Kind(MemoryType.EVENT, 0.4, 0.7, ("events",))
+
+
+def make_fact(
+    c: Clause,
+    kind: Kind,
+    content: str,
+    *,
+    slot: str | None = None,
+    value: str | None = None,
+    ttl_days: float | None = None,
+) -> ExtractedFact:
+    text = re.sub(r"\s+", " ", content).strip()
+    return ExtractedFact(
+        content=text if text.endswith((".", "!")) else f"{text}.",
+        subject=c.subject,
+        type=kind.type,
+        importance=kind.importance,
+        confidence=kind.confidence,
+        categories=list(kind.categories),
+        ttl_days=ttl_days if ttl_days is not None else kind.ttl_days,
+        event_time=c.when.moment if c.when else None,
+        slot=slot,
+        value=value,
+        message_id=c.turn.message_id,
+    )
+
+
+def dated(c: Clause, text: str) -> str:
+    return f"{text} {c.when.phrase}" if c.when else text
+
+
+def indefinite(text: str, span: Span) -> str:
+    """Demonstratives the parser reads as determiners become articles: "this pup" → "a pup".
+
+    In chat they point at a shared photo; "this" on its own stays and makes the value vague.
+    """
+    determiners = {t.lower_ for t in span if t.lower_ in ("this", "these") and t.dep_ == "det"}
+
+    def article(m: re.Match[str]) -> str:
+        if m[1].lower() not in determiners:
+            return m[0]
+        if m[1].lower() == "these":
+            return f"some {m[2]}"
+        return f"{'an' if m[2][0].lower() in 'aeiou' else 'a'} {m[2]}"
+
+    return re.sub(r"\b(this|these)\s+(\w+)", article, text, flags=re.I)
+
+
+def rest_of(raw: str, c: Clause) -> str | None:
+    """The rest of a clause after its verb, in third person ("" when there is none)."""
+    if not raw.strip():
+        return ""
+    value = clean_value(indefinite(raw, c.span), max_words=MAX_REST_WORDS)
+    return f" {third_person(value, c.name)}" if value else None
+
+
+# --- Builders: one per pattern, each returns a fact or None -----------------------------------
+
+Builder = Callable[[re.Match[str], Clause], ExtractedFact | None]
+
+
+def introduces_self(m: re.Match[str], c: Clause, name: str) -> bool:
+    """A user's "I'm Tom" needs the parser to see a person; the assistant introduces itself."""
+    return c.subject == ASSISTANT or bool(m["role"]) or is_person_entity(c.span, name)
+
+
+def name_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
+    raw = m["value"]
+    name = person_name(raw.title() if m.re is NAME_IS else raw)
+    if not name or (m.re is NAME_INTRO and not introduces_self(m, c, name)):
+        return None
+    return make_fact(c, IDENTITY, f"{c.name}'s name is {name}", slot="name", value=name)
+
+
+def age_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
+    age = int(m["value"])
+    if not 5 <= age <= 120:
+        return None
+    return make_fact(c, AGE_KIND, f"{c.name} is {age} years old", slot="age", value=str(age))
+
+
+def favorite_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
+    value, thing = clean_value(m["value"], max_words=6), m["thing"].lower()
+    if not value:
+        return None
+    if m.re is FAVORITE_INVERTED and not tagged(c.span, value.split()[0], "NNP", "NNPS"):
+        value = value[:1].lower() + value[1:]  # "Pizza is my favorite food": not a name
+    value = third_person(value, c.name)
+    content = f"{c.name}'s favorite {thing} is {value}"
+    return make_fact(c, FAVORITE_KIND, content, slot=f"favorite:{thing}", value=value)
+
+
+def birthday_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
+    day = c.when.first
+    content = f"{c.name}'s birthday is {day.day} {day:%B}"
+    fact = make_fact(c, IDENTITY, content, slot="birthday", value=f"{day:%m-%d}")
+    return replace(fact, event_time=None)  # a yearly date, not an event
+
+
+def born_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
+    exact = c.when.first == c.when.last
+    slot, value = ("birth_date", c.when.first.isoformat()) if exact else (None, None)
+    return make_fact(c, IDENTITY, dated(c, f"{c.name} was born"), slot=slot, value=value)
+
+
+def place_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
+    place = place_name(m["value"])
+    if not place:
+        return None
+    templates = {
+        LIVE_IN: ("lives in", "residence", PLACE),
+        MOVED: ("moved to", "residence", MOVE),
+        FROM: ("is from", "origin", PLACE),
+        GREW_UP: ("grew up in", "hometown", PLACE),
+        BORN_IN: ("was born in", "birthplace", PLACE),
+    }
+    phrase, slot, kind = templates[m.re]
+    return make_fact(c, kind, dated(c, f"{c.name} {phrase} {place}"), slot=slot, value=place)
+
+
+def attribute_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
+    value, attr = clean_value(m["value"], max_words=6), m["attr"].lower()
+    if not value:
+        return None
+    value = third_person(value, c.name)
+    slot = ATTRIBUTE_SLOTS.get(attr, attr)
+    kind = WORK if slot == "job_title" else IDENTITY
+    return make_fact(c, kind, f"{c.name}'s {attr} is {value}", slot=slot, value=slot_key(value))
+
+
+def relation_slot(relation: str) -> str:
+    relation = relation.lower()
+    if relation in SPOUSES:
+        return "spouse"
+    if PARTNERS.fullmatch(relation):
+        return "partner"
+    return f"pet:{relation}" if re.fullmatch(PETS, relation) else f"family:{relation}"
+
+
+def relation_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
+    name, relation = person_name(m["value"]), m["rel"].lower()
+    if not name or (m.re is SPOUSE_IS and not is_person_entity(c.span, name)):
+        return None
+    verb = "is named" if m.re is RELATION_NAMED else "is"
+    content = f"{c.name}'s {relation} {verb} {name}"
+    return make_fact(c, FAMILY, content, slot=relation_slot(relation), value=name)
+
+
+def names_list(raw: str | None) -> str | None:
+    """Names joined by "and" ("Rex and Luna"), or None if any part is not a name."""
+    parts = re.split(r"\s*,\s*|\s+and\s+", raw or "")
+    names = [person_name(part) for part in parts]
+    return " and ".join(names) if raw and all(names) else None
+
+
+def have_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
+    count = m["count"].lower()
+    names = names_list(m["names"])
+    if m["names"] and not names:
+        return None
+    number = int(count) if count.isdigit() else NUMBER_WORDS[count]
+    if names and len(names.split(" and ")) != number:
+        names = None  # "two cats named Tom, …": the list went on past the clause
+    kind_word = m["kind"].lower()
+    singular = "child" if kind_word == "children" else re.sub(r"ies$", "y", kind_word)
+    singular = singular if singular.endswith("y") else singular.removesuffix("s")
+    family = "pet" if re.fullmatch(PETS, singular) else "family"
+    named = f" named {names}" if names else ""
+    content = f"{c.name} has {count} {kind_word}{named}"
+    return make_fact(c, FAMILY, content, slot=f"{family}:{singular}", value=names or str(number))
+
+
+def status_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
+    partner = person_name(m["partner"]) if m["partner"] else None
+    if m["partner"] and not partner:
+        return None
+    status = m["value"].lower()
+    verb, kind = ("got", MILESTONE) if m.re is GOT_STATUS else ("is", FAMILY)
+    content = f"{c.name} {verb} {status}" + (f" to {partner}" if partner else "")
+    return make_fact(c, kind, dated(c, content), slot="relationship_status", value=status)
+
+
+def health_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
+    value = clean_value(m["value"], max_words=4)
+    if not value:
+        return None
+    value = value.lower()
+    if m.re is DIET:
+        return make_fact(c, DIET_KIND, f"{c.name} is {value}", slot="diet", value=value)
+    if m.re is CONDITION:
+        return make_fact(c, HEALTH, f"{c.name} is {value}", slot=f"condition:{value}", value=value)
+    if m.re is ALLERGIC:
+        content = f"{c.name} is allergic to {value}"
+    else:
+        content = f"{c.name} has a {value} allergy"
+    return make_fact(c, HEALTH, content, slot=f"allergy:{slot_key(value)}", value=value)
+
+
+def work_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
+    value = clean_value(m["value"], max_words=6)
+    if not value:
+        return None
+    value = third_person(value, c.name)
+    if m.re is WORK_AT:
+        content = f"{c.name} works {m['prep'].lower()} {value}"
+        return make_fact(c, WORK, content, slot="employer", value=value)
+    rest = rest_of(m["rest"] or "", c)
+    content = f"{c.name} works as {value}{rest or ''}"
+    return make_fact(c, WORK, content, slot="job_title", value=slot_key(value))
+
+
+def job_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
+    title = m["value"].lower()
+    rest = rest_of(m["rest"] or "", c)
+    content = f"{c.name} is {m['article'].lower()} {title}{rest or ''}"
+    return make_fact(c, WORK, content, slot="job_title", value=slot_key(title))
+
+
+def like_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
+    value = clean_value(m["value"])
+    if not value or COGNITIVE_INFINITIVES.match(value) or REACTION.match(value):
+        return None
+    value = third_person(value, c.name)
+    if m.re is FAN:
+        verb_phrase, polarity = f"is {m['phrase'].lower()}", "likes"
+    else:
+        verb = re.sub(r"\s+", " ", m["verb"].lower())
+        verb_phrase = third_person_verb(verb)
+        polarity = "dislikes" if verb in NEGATIVE_LIKES or "stand" in verb else "likes"
+    content = f"{c.name} {verb_phrase} {value}"
+    return make_fact(c, LIKING, content, slot=f"likes:{slot_key(value)}", value=polarity)
+
+
+PLAN_TTL_DAYS = 90.0
+PLAN_GRACE_DAYS = 30.0
+
+
+def plan_ttl(c: Clause) -> float:
+    if c.when is None:
+        return PLAN_TTL_DAYS
+    today = c.turn.timestamp.date()
+    return float((c.when.last - today).days) + PLAN_GRACE_DAYS
+
+
+def plan_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
+    rest = rest_of(m["rest"], c)
+    if not rest:
+        return None
+    if m.re is GOING_TO:
+        first_word = rest.split()[0]
+        verb = "plans to" if tagged(c.span, first_word, "VB") else "is going to"
+    elif m.re is APPOINTMENT:
+        if not EVENT_NOUN_END.search(rest):
+            return None
+        verb = "has"
+    else:
+        verb = {PLANNING: "plans to", WILL: "will"}[m.re]
+    return make_fact(c, PLAN, dated(c, f"{c.name} {verb}{rest}"), ttl_days=plan_ttl(c))
+
+
+def progressive_plan_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
+    verb, rest = m["verb"].lower(), rest_of(m["rest"], c)
+    if rest is None or verb in STATE_VERBS or not tagged(c.span, verb, "VBG"):
+        return None
+    content = dated(c, f"{c.name} is {verb}{rest}")
+    return make_fact(c, PLAN, content, ttl_days=plan_ttl(c))
+
+
+def habit_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
+    verb, rest = m["verb"], rest_of(m["rest"], c)
+    if rest is None or not tagged(c.span, verb, "VBP", "VB"):
+        return None
+    if m.re is HABIT_ADVERB:
+        return make_fact(c, HABIT, f"{c.name} {m['adv'].lower()} {third_person_verb(verb)}{rest}")
+    lead = f" {m['lead'].lower()}" if m["lead"] else ""
+    if not (lead or FREQUENCY_RE.search(rest)):
+        return None
+    return make_fact(c, HABIT, f"{c.name} {third_person_verb(verb)}{rest}{lead}")
+
+
+def event_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
+    verb, rest = m["verb"].lower(), rest_of(m["rest"], c)
+    if rest is None or verb in NON_EVENT_VERBS or not tagged(c.span, verb, "VBD"):
+        return None
+    # "I was at the beach", not "I was bored" or "I was just remembering": states aren't events.
+    if verb in ("was", "were") and not (rest and tagged(c.span, rest.split()[0], "IN")):
+        return None
+    who = c.name
+    if m.re is COMPOUND_EVENT:
+        if clean_value(m["who"], max_words=6) is None:
+            return None
+        who = f"{c.name} and {third_person(m['who'][0].lower() + m['who'][1:], c.name)}"
+    return make_fact(c, EVENT_KIND, dated(c, f"{who} {verb}{rest}"))

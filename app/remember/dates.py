@@ -1,0 +1,211 @@
+"""Date expressions in a clause, resolved against the turn's timestamp.
+
+`find_date` finds the first relative or written date ("yesterday", "next Friday", "3 weeks ago",
+"14 March", "in 2019") and returns a `When`: the days it covers and how a fact's content says it
+("on 14 March 2024", "in the week of 11 March 2024").
+"""
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+
+from dateutil import parser as date_parser
+
+MONTH = (
+    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|(?-i:May)|June?|July?|Aug(?:ust)?"
+    r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
+)
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
+                "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11,
+                "twelve": 12}  # fmt: skip
+NUMBER = r"(?:\d{1,3}|" + "|".join(NUMBER_WORDS) + ")"
+DAY_MONTH = rf"(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month>{MONTH})"
+MONTH_DAY = rf"(?P<month>{MONTH})\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?"
+APPROX = r"(?P<approx>(?:about|around|almost|nearly|over|roughly|like|more than|less than)\s+)?"
+YEAR = r"(?:,?\s+(?P<year>(?:19|20)\d{2}))?"
+RELATIVE_DAYS = {"the day before yesterday": -2, "yesterday": -1, "last night": -1,
+                 "earlier today": 0, "this morning": 0, "this afternoon": 0, "this evening": 0,
+                 "today": 0, "tonight": 0, "tomorrow": 1, "the day after tomorrow": 2}  # fmt: skip
+
+WEEK_OF = re.compile(rf"\bin the week of (?:{DAY_MONTH}){YEAR}\b", re.I)
+WEEKEND_OF = re.compile(rf"\bon the weekend of (?:{DAY_MONTH}){YEAR}\b", re.I)
+RELATIVE_DAY = re.compile(
+    r"\b(?P<rel>" + "|".join(sorted(RELATIVE_DAYS, key=len, reverse=True)) + r")\b", re.I
+)
+QUALIFIED_WEEKDAY = re.compile(
+    rf"\b(?P<which>this past|this coming|last|next|this|on)\s+(?P<weekday>{'|'.join(WEEKDAYS)})\b",
+    re.I,
+)
+QUALIFIED_PERIOD = re.compile(
+    r"\b(?P<which>this past|this coming|last|next|this)\s+(?P<unit>week|weekend|month|year)\b",
+    re.I,
+)
+AGO = re.compile(rf"\b{APPROX}(?P<n>{NUMBER})\s+(?P<unit>day|week|month|year)s?\s+ago\b", re.I)
+IN_N = re.compile(rf"\bin\s+{APPROX}(?P<n>{NUMBER})\s+(?P<unit>day|week|month|year)s?\b", re.I)
+DAY_MONTH_DATE = re.compile(rf"\b(?:on\s+)?(?:the\s+)?{DAY_MONTH}\b{YEAR}", re.I)
+MONTH_DAY_DATE = re.compile(rf"\b(?:on\s+)?{MONTH_DAY}\b{YEAR}", re.I)
+ISO_DATE = re.compile(r"\b(?:on\s+)?(?P<iso>\d{4}-\d{2}-\d{2})\b")
+IN_MONTH = re.compile(rf"\bin\s+(?P<month>{MONTH})(?:\s+(?P<year>(?:19|20)\d{{2}}))?\b", re.I)
+IN_YEAR = re.compile(r"\bin\s+(?P<year>(?:19|20)\d{2})\b", re.I)
+PERIOD_STEPS = {"last": -1, "this past": -1, "next": 1}
+
+Resolved = tuple[date, date, str]  # first day, last day, how the content says it
+
+
+@dataclass(frozen=True)
+class When:
+    """A resolved date expression: the days it covers and how the content says it."""
+
+    first: date
+    last: date
+    phrase: str  # "on 14 March 2024", "in the week of 11 March 2024", "in February 2024"
+    start: int
+    end: int
+
+    @property
+    def moment(self) -> datetime:
+        return datetime.combine(self.first, time(), UTC)
+
+
+def _day_name(day: date) -> str:
+    return f"{day.day} {day:%B %Y}"
+
+
+def _on_day(day: date) -> Resolved:
+    return day, day, f"on {_day_name(day)}"
+
+
+def _in_week(day: date) -> Resolved:
+    monday = day - timedelta(days=day.weekday())
+    return monday, monday + timedelta(days=6), f"in the week of {_day_name(monday)}"
+
+
+def _on_weekend(day: date) -> Resolved:
+    saturday = day - timedelta(days=day.weekday()) + timedelta(days=5)
+    return saturday, saturday + timedelta(days=1), f"on the weekend of {_day_name(saturday)}"
+
+
+def _in_month(year: int, month: int) -> Resolved:
+    year, month = year + (month - 1) // 12, (month - 1) % 12 + 1
+    first = date(year, month, 1)
+    following = date(year + month // 12, month % 12 + 1, 1)
+    return first, following - timedelta(days=1), f"in {first:%B %Y}"
+
+
+def _in_year(year: int) -> Resolved:
+    return date(year, 1, 1), date(year, 12, 31), f"in {year}"
+
+
+def _shift(today: date, unit: str, n: int) -> Resolved:
+    """The day, week, weekend, month or year `n` units from today (negative: in the past)."""
+    if unit == "day":
+        return _on_day(today + timedelta(days=n))
+    if unit in ("week", "weekend"):
+        resolve = _in_week if unit == "week" else _on_weekend
+        return resolve(today + timedelta(weeks=n))
+    if unit == "month":
+        return _in_month(today.year, today.month + n)
+    return _in_year(today.year + n)
+
+
+def _calendar_day(m: re.Match[str], today: date, future: bool) -> date | None:
+    """A written date; without a year, the nearest one in the clause's direction."""
+    if "iso" in m.re.groupindex:
+        text, year = m["iso"], None
+    else:
+        text, year = f"{m['day']} {m['month']}", m["year"]
+    try:
+        day = date_parser.parse(text, default=datetime(today.year, 1, 1)).date()
+        if year:
+            return day.replace(year=int(year))
+        if "iso" not in m.re.groupindex and (day < today if future else day > today):
+            return day.replace(year=day.year + (1 if future else -1))
+    except ValueError:  # "31 February", "29 February" in the wrong year
+        return None
+    return day
+
+
+def _explicit(m: re.Match[str], today: date, future: bool) -> Resolved | None:
+    day = _calendar_day(m, today, future)
+    return _on_day(day) if day else None
+
+
+def _week_of(m: re.Match[str], today: date, future: bool) -> Resolved | None:
+    day = _calendar_day(m, today, future)
+    return _in_week(day) if day else None
+
+
+def _weekend_of(m: re.Match[str], today: date, future: bool) -> Resolved | None:
+    day = _calendar_day(m, today, future)
+    return _on_weekend(day) if day else None
+
+
+def _relative_day(m: re.Match[str], today: date, future: bool) -> Resolved:
+    return _on_day(today + timedelta(days=RELATIVE_DAYS[m["rel"].lower()]))
+
+
+def _weekday(m: re.Match[str], today: date, future: bool) -> Resolved:
+    """last/next/this/on <weekday>; "last" and "next" never mean today."""
+    target, which = WEEKDAYS.index(m["weekday"].lower()), m["which"].lower()
+    ahead, behind = (target - today.weekday()) % 7, (today.weekday() - target) % 7
+    offsets = {"last": -(behind or 7), "this past": -(behind or 7), "next": ahead or 7}
+    default = ahead if future or which in ("this", "this coming") else -behind
+    return _on_day(today + timedelta(days=offsets.get(which, default)))
+
+
+def _period(m: re.Match[str], today: date, future: bool) -> Resolved:
+    return _shift(today, m["unit"].lower(), PERIOD_STEPS.get(m["which"].lower(), 0))
+
+
+def _count(m: re.Match[str], today: date, future: bool) -> Resolved:
+    """N units from today: "3 days ago", "in two weeks"."""
+    n = int(m["n"]) if m["n"].isdigit() else NUMBER_WORDS[m["n"].lower()]
+    return _shift(today, m["unit"].lower(), -n if m.re is AGO else n)
+
+
+def _month(m: re.Match[str], today: date, future: bool) -> Resolved:
+    month = date_parser.parse(m["month"].rstrip(".")).month
+    year = int(m["year"]) if m["year"] else today.year
+    if not m["year"] and (month < today.month if future else month > today.month):
+        year += 1 if future else -1
+    return _in_month(year, month)
+
+
+def _year(m: re.Match[str], today: date, future: bool) -> Resolved:
+    return _in_year(int(m["year"]))
+
+
+# In priority order: the first pattern that matches and resolves wins.
+DATE_RESOLVERS: tuple[tuple[re.Pattern[str], Callable[..., Resolved | None]], ...] = (
+    (WEEK_OF, _week_of),
+    (WEEKEND_OF, _weekend_of),
+    (RELATIVE_DAY, _relative_day),
+    (QUALIFIED_WEEKDAY, _weekday),
+    (QUALIFIED_PERIOD, _period),
+    (AGO, _count),
+    (IN_N, _count),
+    (DAY_MONTH_DATE, _explicit),
+    (MONTH_DAY_DATE, _explicit),
+    (ISO_DATE, _explicit),
+    (IN_MONTH, _month),
+    (IN_YEAR, _year),
+)
+
+
+def find_date(text: str, now: datetime, *, future: bool) -> When | None:
+    """The first date expression in `text`, resolved against `now`.
+
+    Days are counted on the speaker's calendar: the date of `now` in its own UTC offset.
+    """
+    today = now.date()
+    for pattern, resolve in DATE_RESOLVERS:
+        match = pattern.search(text)
+        resolved = resolve(match, today, future) if match else None
+        if resolved:
+            first, last, phrase = resolved
+            if "approx" in pattern.groupindex and match["approx"]:
+                phrase = "around " + phrase.split(" ", 1)[1]
+            return When(first, last, phrase, start=match.start(), end=match.end())
+    return None
