@@ -60,6 +60,19 @@ MERGE (m)-[r:PRECEDED_BY]->(previous)
 SET r.entity = x.slug, r.strength = 0.5, r.updated_at = $now
 RETURN count(r)
 """
+# The other direction, for memories enriched out of time order: per entity of the memory, the
+# earliest later memory of the same owner that mentions it now follows this one too.
+LINK_ENTITY_SUCCESSORS = """
+UNWIND $ids AS id
+MATCH (m:Memory {id: id})-[:MENTIONS]->(x:Entity)<-[:MENTIONS]-(n:Memory)
+WHERE m.user_id = $user_id AND n.user_id = $user_id AND n.timestamp > m.timestamp
+WITH m, x, min(n.timestamp) AS earliest
+MATCH (x)<-[:MENTIONS]-(next:Memory)
+WHERE next.user_id = $user_id AND next.timestamp = earliest
+MERGE (next)-[r:PRECEDED_BY]->(m)
+SET r.entity = x.slug, r.strength = 0.5, r.updated_at = $now
+RETURN count(r)
+"""
 # A type seen often enough (≥ $min_others other confident memories of the owner) is a pattern;
 # each example strengthens it (AutoMem's 0.35 + 0.05 per observation, capped at 0.95).
 LINK_PATTERNS = """
@@ -141,11 +154,14 @@ async def link_similar(
 async def link_entity_predecessors(
     graph: GraphStore, user_id: str, memory_ids: Sequence[str], *, now: str
 ) -> int:
-    """PRECEDED_BY to the latest earlier memory sharing each entity; returns links written."""
-    rows = await graph.query(
-        LINK_ENTITY_PREDECESSORS, {"ids": list(memory_ids), "user_id": user_id, "now": now}
-    )
-    return int(rows[0][0]) if rows else 0
+    """PRECEDED_BY to the latest earlier memory sharing each entity, and from the earliest later
+    one (so the order memories are enriched in does not matter); returns links written."""
+    params = {"ids": list(memory_ids), "user_id": user_id, "now": now}
+    written = 0
+    for query in (LINK_ENTITY_PREDECESSORS, LINK_ENTITY_SUCCESSORS):
+        rows = await graph.query(query, params)
+        written += int(rows[0][0]) if rows else 0
+    return written
 
 
 async def link_patterns(

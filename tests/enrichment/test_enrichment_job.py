@@ -127,6 +127,17 @@ async def test_shared_entity_links_to_the_latest_earlier_mention(
     assert await related(client, middle, "PRECEDED_BY") == {old, new}
 
 
+async def test_entity_order_links_do_not_depend_on_enrichment_order(
+    client: httpx.AsyncClient,
+) -> None:
+    late = await remember(client, "Lunch in Krakow with the team today.", timestamp="2024-05-03")
+    early = await remember(client, "Booked our flight to Krakow for May.", timestamp="2024-05-01")
+    await enrich(client, "alice", late)
+    await enrich(client, "alice", early)  # enriched after the later memory
+
+    assert await related(client, late, "PRECEDED_BY") == {early}
+
+
 async def test_changed_content_is_enriched_again_keeping_own_tags(
     client: httpx.AsyncClient,
 ) -> None:

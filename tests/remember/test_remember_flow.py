@@ -10,8 +10,8 @@ import httpx
 import pytest
 
 from app.models import to_iso
-from app.remember.contradiction import contradicts_by_rules
 from app.remember.consolidation import consolidate
+from app.remember.contradiction import contradicts_by_rules
 from app.remember.tasks import delete_expired_raw
 from tests.conftest import ALICE_KEY, auth, running_client, test_settings
 from tests.fake_openai import FakeOpenAI, FakeOpenAIConfig
