@@ -1,13 +1,18 @@
 """Helpers shared by the benchmarks: start Engram on the embedded default, wait, percentiles."""
 
+import contextlib
+import json
 import os
 import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import httpx
 
@@ -74,3 +79,45 @@ def stop_engram(process: subprocess.Popen, timeout: float = 60) -> None:
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
+
+
+@dataclass(frozen=True)
+class Server:
+    """A running bench server: its base URL, data dir and FalkorDB port."""
+
+    base: str
+    data_dir: Path
+    falkor_port: int
+
+
+@contextlib.contextmanager
+def keyed_engram(
+    user_key: str, admin_key: str, user_id: str = "bench", env: dict[str, str] | None = None
+) -> Iterator[Server]:
+    """Engram on the embedded default in a temporary data dir, with a fixed user key and an admin
+    key, no LLM and no scheduled sync (so that nothing but the bench's own work runs); stopped on
+    exit."""
+    keyed = {"ENGRAM_API_KEYS": json.dumps({user_key: user_id}), "ENGRAM_ADMIN_KEY": admin_key,
+             "ENGRAM_GENERATE_LOCAL_KEY": "false", "SYNC_INTERVAL_S": "0",
+             "LLM_BASE_URL": "", **(env or {})}  # fmt: skip
+    with tempfile.TemporaryDirectory() as tmp:
+        port, falkor_port = free_port(), free_port()
+        process = start_engram(Path(tmp), port, falkor_port, env=keyed)
+        try:
+            base = f"http://127.0.0.1:{port}"
+            wait_ready(base, process=process)
+            yield Server(base, Path(tmp), falkor_port)
+        finally:
+            stop_engram(process)
+
+
+def load_average() -> float:
+    """The 1-minute load average, rounded (the bench machine is shared: report it with figures)."""
+    return round(os.getloadavg()[0], 2)
+
+
+def dead_letters(admin: httpx.Client) -> list[dict[str, Any]]:
+    """Dead jobs (GET /admin/dead-letters) as kind, job id, attempts and last error."""
+    dead = admin.get("/admin/dead-letters").raise_for_status().json()["dead"]
+    return [{"kind": d.get("kind"), "job_id": d.get("job_id"), "attempts": d.get("attempts"),
+             "error": d.get("error")} for d in dead]  # fmt: skip
