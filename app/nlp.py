@@ -18,6 +18,7 @@ import functools
 import multiprocessing
 import os
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -46,9 +47,17 @@ def load_nlp() -> Language:
         return _load()
 
 
-def _init_worker() -> None:
+def _init_worker(parent: int) -> None:
     with contextlib.suppress(OSError):
         os.nice(10)  # language work is background work, like embedding
+    threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
+
+
+def _exit_with_parent(parent: int) -> None:
+    """A worker whose API process died (kill -9 included) must not linger."""
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(0)
 
 
 def _pool_instance() -> ProcessPoolExecutor:
@@ -57,7 +66,9 @@ def _pool_instance() -> ProcessPoolExecutor:
         if _pool is None:
             # spawn, not fork: the API process has threads (ONNX, the event loop's executors).
             context = multiprocessing.get_context("spawn")
-            _pool = ProcessPoolExecutor(1, mp_context=context, initializer=_init_worker)
+            _pool = ProcessPoolExecutor(
+                1, mp_context=context, initializer=_init_worker, initargs=(os.getpid(),)
+            )
         return _pool
 
 
@@ -82,6 +93,10 @@ async def run_nlp(fn: Callable[..., T], *args: Any) -> T:
 
 
 @atexit.register
-def _shutdown() -> None:
-    if _pool is not None:
-        _pool.shutdown(wait=False, cancel_futures=True)
+def shutdown_pool() -> None:
+    """Stops the language worker process (at exit, or when the runtime stops)."""
+    global _pool
+    with _pool_lock:
+        pool, _pool = _pool, None
+    if pool is not None:
+        pool.shutdown(wait=True, cancel_futures=True)

@@ -17,6 +17,7 @@ from app.jobs.queue import JobQueue, JobRunner
 from app.jobs.registry import job_kinds
 from app.jobs.schedule import enqueue_backlog, run_every
 from app.llm import LLMClient, create_llm_client
+from app.nlp import shutdown_pool
 from app.ops.tasks import SYNC
 from app.recall.access import AccessRecorder
 from app.recall.rank import Weights
@@ -100,6 +101,7 @@ class Runtime:
         await self.jobs.close()
         if self.llm is not None:
             await self.llm.close()
+        await asyncio.to_thread(shutdown_pool)
         await self.embedder.close()
         await self.stores.vectors.close()
         await self.stores.graph.close()

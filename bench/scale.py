@@ -456,6 +456,25 @@ def wait_embedded(
     }
 
 
+def wait_jobs_drained(
+    client: httpx.Client, server: Server, kind: str, since: float, timeout: float
+) -> dict[str, Any]:
+    """Waits until no job of `kind` is pending, scheduled or in flight (steady state: recall is
+    timed after the background work a write causes, not during it)."""
+    deadline, idle = time.monotonic() + timeout, 0
+    while idle < 2 and time.monotonic() < deadline:
+        response = client.get("/enrichment/status", headers=auth(server.key(0)), timeout=60)
+        jobs = response.json()["jobs"].get(kind, {})
+        outstanding = sum(jobs.get(k, 0) for k in ("pending", "scheduled", "in_flight"))
+        idle = idle + 1 if outstanding == 0 else 0
+        if idle < 2:
+            log(f"{kind}: {outstanding} jobs outstanding, {jobs.get('done')} done")
+            time.sleep(10 if outstanding > 10 else 2)
+    seconds = round(time.perf_counter() - since, 1)
+    return {"outcome": "complete" if idle >= 2 else "timed out", "seconds_since_first_batch":
+            seconds, "jobs": jobs}  # fmt: skip
+
+
 def flat(snap: dict[str, Any]) -> dict[str, Any]:
     out = {}
     for name, figures in snap.items():
@@ -745,7 +764,10 @@ def run(args: argparse.Namespace, server: Server, people, items, queries) -> dic
         timeout = args.embed_timeout or max(900.0, args.memories / 20)
         embedded = wait_embedded(client, server, ingested["memories"], started, timeout)
         rss["embedded"] = snapshot(server)
-        log(f"all embedded after {embedded['seconds_since_first_batch']} s; timing queries")
+        enriched = wait_jobs_drained(client, server, "enrich", started, timeout)
+        rss["enriched"] = snapshot(server)
+        log(f"all embedded after {embedded['seconds_since_first_batch']} s, enriched after "
+            f"{enriched['seconds_since_first_batch']} s; timing queries")  # fmt: skip
         vectors, timings, cold_ms = asyncio.run(embed_queries([q.text for q in queries]))
         load_recall = round(os.getloadavg()[0], 2)
         passes = measure_recall(client, server, queries, vectors, state.ids, args.warmup)
@@ -759,7 +781,8 @@ def run(args: argparse.Namespace, server: Server, people, items, queries) -> dic
     recall["targets_met"] = targets_met(recall["with_query_embedding"]["wall"])
     data = server.data_dir
     disk = {name: disk_mb(data / name) if data else None for name in ("falkordb", "qdrant")}
-    return {"ingest": ingested, "embedding": embedded, "recall": recall, "endpoints": endpoints,
+    return {"ingest": ingested, "embedding": embedded, "enrichment": enriched, "recall": recall,
+            "endpoints": endpoints,
             "rss": rss, "disk_mb": disk, "load_recall": load_recall}  # fmt: skip
 
 
