@@ -23,3 +23,11 @@ async def test_openapi_is_served_and_every_field_is_described(app_client: httpx.
     assert "/memory/{memory_id}/history" in paths
     assert undescribed_fields(spec) == []
     assert (await app_client.get("/docs")).status_code == 200
+
+
+async def test_post_recall_documents_its_body(app_client: httpx.AsyncClient):
+    spec = (await app_client.get("/openapi.json")).json()
+    body = spec["paths"]["/recall"]["post"]["requestBody"]["content"]["application/json"]
+    properties = body["schema"]["properties"]
+    assert {"query", "limit", "tags", "state_mode", "expand_entities"} <= set(properties)
+    assert all(field.get("description") for field in properties.values())

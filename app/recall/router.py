@@ -45,6 +45,9 @@ class RecallRequest(BaseModel):
     )
     channels: list[str] | None = Field(None, description="dense and/or bm25 (default both).")
     rerank: bool = Field(True, description="false: pure fused match order (evaluation).")
+    expand_relations: bool = Field(False, description="Append neighbours over relationships.")
+    expand_entities: bool = Field(False, description="Append memories sharing an entity.")
+    as_of: str | None = Field(None, description="Answer from the states current at this time.")
 
 
 class RecallItem(BaseModel):
@@ -90,7 +93,17 @@ async def recall_get(request: Request, runtime: RuntimeDep, scope: ScopeDep) -> 
     return await _recall(runtime, scope, raw)
 
 
-@router.post("/recall", response_model=RecallResponse)
+# The body is parsed as leniently as GET's query string (AutoMem clamps or defaults bad values
+# instead of refusing them), so it arrives as a plain object; the documented schema is this one.
+RECALL_BODY_SCHEMA = {
+    "requestBody": {
+        "required": True,
+        "content": {"application/json": {"schema": RecallRequest.model_json_schema()}},
+    }
+}
+
+
+@router.post("/recall", response_model=RecallResponse, openapi_extra=RECALL_BODY_SCHEMA)
 async def recall_post(
     runtime: RuntimeDep, scope: ScopeDep, body: dict[str, Any] = Body(...)
 ) -> JSONResponse:
