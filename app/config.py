@@ -76,7 +76,15 @@ class Settings(BaseSettings):
     )
     recall_weight_dense: float = Field(1.0, ge=0, validation_alias="RECALL_WEIGHT_DENSE")
     recall_weight_bm25: float = Field(1.5, ge=0, validation_alias="RECALL_WEIGHT_BM25")
+    # A neighbouring turn of one of the best RECALL_CONTEXT_SEEDS matches gets this share of
+    # that match's fused score (the context lift).
     recall_weight_context: float = Field(0.5, ge=0, validation_alias="RECALL_WEIGHT_CONTEXT")
+    recall_context_seeds: int = Field(10, ge=0, validation_alias="RECALL_CONTEXT_SEEDS")
+    # A memory that starts with a person the query names (a chat turn's speaker) / mentions one.
+    recall_weight_name_lead: float = Field(0.2, validation_alias="RECALL_WEIGHT_NAME_LEAD")
+    recall_weight_name_mention: float = Field(0.1, validation_alias="RECALL_WEIGHT_NAME_MENTION")
+    # Embed the query without the people it names (they are matched by keyword and name term).
+    recall_dense_without_names: bool = Field(True, validation_alias="RECALL_DENSE_WITHOUT_NAMES")
     recall_rrf_k: int = Field(5, ge=1, validation_alias="RECALL_RRF_K")
     recall_weight_importance: float = Field(0.1, validation_alias="RECALL_WEIGHT_IMPORTANCE")
     recall_weight_confidence: float = Field(0.05, validation_alias="RECALL_WEIGHT_CONFIDENCE")

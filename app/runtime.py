@@ -170,11 +170,18 @@ def recall_config(settings: Settings) -> RecallConfig:
         channel_weights={
             "dense": settings.recall_weight_dense,
             "bm25": settings.recall_weight_bm25,
-            "context": settings.recall_weight_context,
         },
         rrf_k=settings.recall_rrf_k,
+        context=settings.recall_weight_context,
+        name_lead=settings.recall_weight_name_lead,
+        name_mention=settings.recall_weight_name_mention,
     )
-    return RecallConfig(weights=weights, relevance_floor=settings.recall_relevance_floor)
+    return RecallConfig(
+        weights=weights,
+        relevance_floor=settings.recall_relevance_floor,
+        context_seeds=settings.recall_context_seeds,
+        dense_without_names=settings.recall_dense_without_names,
+    )
 
 
 def _namespace(settings: Settings) -> str:

@@ -40,12 +40,17 @@ async def run_channels(
     flt: VectorFilter,
     channels: list[str],
     fetch: int,
+    dense_query: str | None = None,
 ) -> ChannelRun:
-    """Runs the requested channels for one query; failures degrade, they do not fail."""
+    """Runs the requested channels for one query; failures degrade, they do not fail.
+
+    `dense_query`, if given, is what the dense channel embeds instead of `query` (recall passes
+    the query without the people it names); keywords always search the query itself.
+    """
     run = ChannelRun()
     tasks = []
     if "dense" in channels:
-        tasks.append(_dense(stores, embedder, query, vector, flt, fetch, run))
+        tasks.append(_dense(stores, embedder, dense_query or query, vector, flt, fetch, run))
     if "bm25" in channels and query:
         tasks.append(_bm25(stores, query, flt, fetch, run))
     await asyncio.gather(*tasks)

@@ -1,19 +1,27 @@
 """Fusion and scoring, pure: ids and channel scores in, ordered scored candidates out.
 
 final = w_match·match + w_importance·importance + w_confidence·confidence + w_recency·recency
-        − layer penalty (raw −0.05, raw-and-superseded −0.15, as in mnemory)
+        + name − layer penalty (raw −0.05, raw-and-superseded −0.15, as in mnemory)
 
-`match` is weighted reciprocal-rank fusion of the channels, normalised to [0, 1] by the best
-possible fused score, so it does not depend on how many channels ran. Every term is returned in
-`components`, so a client can see why a memory ranked where it did.
+`match` is weighted reciprocal-rank fusion of the ranked channels (dense, bm25), normalised to
+[0, 1] by the best possible fused score, so it does not depend on how many channels ran; plus
+`context`, the lift a conversation turn gets from a neighbouring turn that matched (a share of
+that turn's fused match). `name` rewards a memory that starts with, or else mentions, a person
+the query names. Every term is returned in `components`, so a client can see why a memory
+ranked where it did.
 """
 
+import functools
 import math
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
 # Small k: top ranks dominate. On LoCoMo, k=5 gave recall@10 0.67 where k=60 gave 0.59.
 RRF_K = 5
+CONTEXT = "context"  # not a ranked channel: its candidates carry a lift, not a rank
+LETTER, NOT_LETTER = r"[^\W\d_]", r"[\W\d_]"
 
 
 @dataclass(frozen=True)
@@ -26,10 +34,11 @@ class Weights:
     recency_curve: str = "exp"  # exp: 0.5^(age/half_life); linear: 1 - age/(2·half_life)
     raw_penalty: float = 0.05
     superseded_penalty: float = 0.15
-    channel_weights: dict[str, float] = field(
-        default_factory=lambda: {"dense": 1.0, "bm25": 1.5, "context": 0.5}
-    )
+    channel_weights: dict[str, float] = field(default_factory=lambda: {"dense": 1.0, "bm25": 1.5})
     rrf_k: int = RRF_K
+    context: float = 0.5  # a neighbouring turn's lift: this share of the matching turn's match
+    name_lead: float = 0.2  # the memory starts with a person the query names (its speaker)
+    name_mention: float = 0.1  # … or mentions one elsewhere
 
 
 @dataclass
@@ -37,6 +46,7 @@ class Candidate:
     id: str
     ranks: dict[str, int] = field(default_factory=dict)  # channel -> 0-based rank
     scores: dict[str, float] = field(default_factory=dict)  # channel -> raw channel score
+    context: float = 0.0  # lift from a neighbouring turn that matched (context_lift)
 
 
 @dataclass
@@ -59,15 +69,52 @@ def fuse(channels: dict[str, list[tuple[str, float]]]) -> dict[str, Candidate]:
 
 
 def match_score(candidate: Candidate, weights: Weights, channels: list[str]) -> float:
-    """Weighted RRF over the channels that ran, normalised so rank 0 everywhere gives 1."""
-    best = sum(weights.channel_weights.get(c, 1.0) / weights.rrf_k for c in channels)
+    """Weighted RRF over the ranked channels that ran, normalised so rank 0 everywhere gives 1,
+    plus the candidate's context lift."""
+    return fused_score(candidate, weights, channels) + candidate.context
+
+
+def fused_score(candidate: Candidate, weights: Weights, channels: list[str]) -> float:
+    """Weighted RRF over the ranked channels that ran, normalised so rank 0 everywhere gives 1."""
+    ranked = [c for c in channels if c != CONTEXT]
+    best = sum(weights.channel_weights.get(c, 1.0) / weights.rrf_k for c in ranked)
     if not best:
         return 0.0
     fused = sum(
         weights.channel_weights.get(c, 1.0) / (weights.rrf_k + rank)
         for c, rank in candidate.ranks.items()
+        if c != CONTEXT
     )
     return fused / best
+
+
+def context_lift(seed_match: float, weights: Weights) -> float:
+    """What a turn gets from a neighbouring turn (just before or after it) that matched.
+
+    An answer often sits next to the turn that shares the question's words ("What inspired
+    you?" — "Nature, mostly"); it gets a share of that turn's fused match.
+    """
+    return weights.context * seed_match
+
+
+def name_term(content: str, names: Sequence[str], weights: Weights) -> float:
+    """name_lead if the memory starts with a person the query names (a chat turn's speaker,
+    "Caroline: …", or a note's subject, "Caroline's …"), name_mention if it names one
+    elsewhere, else 0. Whole words; case-insensitive, so "CAROLINE:" counts too."""
+    if not names or not content:
+        return 0.0
+    lead, anywhere = _name_patterns(tuple(names))
+    if lead.match(content):
+        return weights.name_lead
+    return weights.name_mention if anywhere.search(content) else 0.0
+
+
+@functools.lru_cache(maxsize=256)
+def _name_patterns(names: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """(starts with one of the names, has one of them anywhere), as whole words."""
+    alternatives = "|".join(re.escape(name) for name in names)
+    word = rf"(?<!{LETTER})(?:{alternatives})(?!{LETTER})"
+    return re.compile(rf"{NOT_LETTER}*{word}", re.I), re.compile(word, re.I)
 
 
 def recency(timestamp: str | None, now: datetime, weights: Weights) -> float:
@@ -94,14 +141,21 @@ def score(
     weights: Weights,
     channels: list[str],
     adjust: bool = True,
+    names: Sequence[str] = (),
 ) -> Scored:
-    """The final score of one candidate and its components; `adjust=False` keeps pure match."""
+    """The final score of one candidate and its components; `adjust=False` keeps pure match.
+
+    `memory` holds the ranking facts (importance, confidence, timestamp, layer, superseded, and
+    content for the name term); `names` are the people the query names (names.query_names).
+    """
     match = match_score(candidate, weights, channels)
     components = {
         "match": round(match, 6),
         "vector": round(candidate.scores.get("dense", 0.0), 6),
         "keyword": round(candidate.scores.get("bm25", candidate.scores.get("fulltext", 0.0)), 6),
     }
+    if candidate.context:
+        components["context"] = round(candidate.context, 6)
     if not adjust:
         return Scored(candidate.id, match, match, components)
     terms = {
@@ -112,6 +166,8 @@ def score(
             memory.get("layer", ""), bool(memory.get("superseded")), weights
         ),
     }
+    if names:
+        terms["name"] = name_term(memory.get("content") or "", names, weights)
     total = weights.match * match + sum(terms.values())
     components.update({key: round(value, 6) for key, value in terms.items()})
     return Scored(candidate.id, total, match, components)

@@ -15,6 +15,7 @@ from app.memories.fields import parse_type
 from app.models import Memory, to_iso, utc_now
 from app.recall import expansion, rank
 from app.recall.channels import WORD, run_channels
+from app.recall.names import query_names, without_names
 from app.recall.params import RecallParams
 from app.recall.state import STATE_FIELDS, is_current
 from app.recall.timewindow import parse_time_phrase
@@ -39,6 +40,8 @@ SORT_KEYS = {
 class RecallConfig:
     weights: rank.Weights = field(default_factory=rank.Weights)
     relevance_floor: float = 0.25  # dense cosine below this, with no keyword hit → dropped
+    context_seeds: int = 10  # the best matches whose neighbouring turns get a context lift
+    dense_without_names: bool = True  # embed the query without the people it names
 
 
 @dataclass
@@ -142,7 +145,7 @@ async def _search(
     for query in queries or [""]:
         run = await run_channels(
             stores, embedder, query=query, vector=params.embedding, flt=flt,
-            channels=params.channels, fetch=fetch,
+            channels=params.channels, fetch=fetch, dense_query=_dense_query(query, config),
         )  # fmt: skip
         degraded |= run.degraded
         vector_matched += len(run.hits.get("dense", []))
@@ -196,7 +199,13 @@ async def _expansions(
     return hits
 
 
-CONTEXT_SEEDS = 3
+def _dense_query(query: str, config: RecallConfig) -> str | None:
+    """The text the dense channel embeds: the query without the people it names, if set so and
+    something is left ("What did Caroline research?" → "What did research?"); else None."""
+    if not config.dense_without_names:
+        return None
+    stripped = without_names(query, query_names(query))
+    return stripped if stripped and stripped != query else None
 
 
 async def _add_neighbour_turns(
@@ -207,21 +216,18 @@ async def _add_neighbour_turns(
 
     An answer often sits in the turn next to the one that matches the question's words
     ("Where did you go?" — "To the LGBTQ support group"). Each neighbour of the top
-    CONTEXT_SEEDS candidates enters the fusion at its seed's rank, in a channel of its own.
+    `context_seeds` candidates gets a lift of a share of its seed's fused match (the best seed's,
+    if it has two); a neighbour no channel found joins the candidates with that lift alone.
     """
-    seeds = sorted(best, key=lambda i: -rank.match_score(best[i][0], config.weights, best[i][2]))
-    seeds = seeds[:CONTEXT_SEEDS]
+    fused = {i: rank.fused_score(c, config.weights, ran) for i, (c, _, ran) in best.items()}
+    seeds = sorted(fused, key=lambda i: -fused[i])[: config.context_seeds]
     if not seeds:
         return
-    position = {memory_id: i for i, memory_id in enumerate(seeds)}
     for seed, neighbour in await stores.graph.neighbour_turns(scope, seeds):
         _, query, ran = best[seed]
         candidate, _, _ = best.setdefault(neighbour, (rank.Candidate(neighbour), query, ran))
-        candidate.ranks["context"] = min(candidate.ranks.get("context", 99), position[seed])
-        candidate.scores["context"] = 1.0
-    for memory_id, (candidate, query, ran) in best.items():
-        if "context" not in ran:
-            best[memory_id] = (candidate, query, [*ran, "context"])
+        lift = rank.context_lift(fused[seed], config.weights)
+        candidate.context = max(candidate.context, lift)
 
 
 SHORTLIST_FACTOR = 3
@@ -293,14 +299,16 @@ async def _score(
     floor = config.relevance_floor if params.relevance_floor is None else params.relevance_floor
     kept: dict[str, tuple[rank.Scored, str, str]] = {}  # shown id -> (score, query, source id)
     floored = 0
+    names = {query: query_names(query) for query in {q for _, q, _ in best.values()}}
     for memory_id, facts in visible.items():
         candidate, query, ran = best[memory_id]
         if not _passes_floor(candidate, floor):
             floored += 1
             continue
         scored = rank.score(
-            candidate, facts, now=now, weights=config.weights, channels=ran, adjust=params.rerank
-        )
+            candidate, facts, now=now, weights=config.weights, channels=ran,
+            adjust=params.rerank, names=names[query],
+        )  # fmt: skip
         if scored.score < params.min_score:
             floored += 1
             continue
@@ -332,8 +340,9 @@ def _ids(heads: dict[str, Memory]) -> set[str]:
 
 
 def _passes_floor(candidate: rank.Candidate, floor: float) -> bool:
-    """Kept if a keyword matched or the meaning is close enough; else it is unrelated."""
-    if {"bm25", "fulltext", "context"} & set(candidate.scores):
+    """Kept if a keyword matched, a neighbouring turn matched, or the meaning is close enough;
+    else it is unrelated."""
+    if {"bm25", "fulltext"} & set(candidate.scores) or candidate.context > 0:
         return True
     return candidate.scores.get("dense", 0.0) >= floor
 

@@ -2,6 +2,7 @@
 
 import httpx
 
+from app.recall.service import RecallConfig, _dense_query
 from tests.conftest import ALICE_KEY, auth
 
 H = auth(ALICE_KEY)
@@ -63,3 +64,34 @@ async def test_the_turn_next_to_a_match_is_recalled(app_client: httpx.AsyncClien
         )
     ).json()
     assert ids[1] not in {r["id"] for r in without["results"]}
+
+
+async def test_a_named_speakers_turn_is_favoured(app_client: httpx.AsyncClient):
+    session = {"session_id": "s-names"}
+    turns = [
+        {"content": "Melanie: What have you been researching lately, Caroline?", "source": session},
+        {"content": "Caroline: Adoption agencies, mostly", "source": session},
+        {"content": "Melanie: I researched pottery classes", "source": {"session_id": "s-other"}},
+    ]
+    ids = (await app_client.post("/memory/batch", json={"memories": turns}, headers=H)).json()[
+        "memory_ids"
+    ]
+    body = (
+        await app_client.get(
+            "/recall", params={"query": "What did Caroline research?", "limit": 3}, headers=H
+        )
+    ).json()
+    found = {r["id"]: r["score_components"] for r in body["results"]}
+    assert found[ids[1]]["name"] == 0.2  # starts with the named person: the speaker
+    assert found[ids[0]]["name"] == 0.1  # mentions her
+    assert found[ids[2]]["name"] == 0.0
+    assert found[ids[1]]["context"] > 0  # the turn after a match
+    assert body["results"][0]["id"] == ids[1]
+
+
+def test_the_dense_query_leaves_the_names_out():
+    assert _dense_query("What did Caroline research?", RecallConfig()) == "What did research?"
+    assert _dense_query("what did she research?", RecallConfig()) is None  # no name: as is
+    assert _dense_query("Caroline's?", RecallConfig()) is None  # nothing else: as is
+    off = RecallConfig(dense_without_names=False)
+    assert _dense_query("What did Caroline research?", off) is None

@@ -76,3 +76,56 @@ def test_rank_orders_by_score_then_match_then_id():
         rank.Scored("d", 0.7, 0.1, {}),
     ]
     assert [s.id for s in rank.rank(items)] == ["d", "c", "a", "b"]
+
+
+def test_context_is_a_lift_not_a_ranked_channel():
+    even = rank.Weights(channel_weights={"dense": 1.0, "bm25": 1.0}, rrf_k=5, context=0.5)
+    seed = rank.Candidate("s", ranks={"dense": 0, "bm25": 1})
+    seed_match = rank.fused_score(seed, even, ["dense", "bm25", "context"])
+    assert seed_match == pytest.approx((1 / 5 + 1 / 6) / (2 / 5))  # "context" adds no rank
+    assert rank.context_lift(seed_match, even) == pytest.approx(0.5 * seed_match)
+    neighbour = rank.Candidate("n", context=rank.context_lift(seed_match, even))
+    assert rank.match_score(neighbour, even, ["dense", "bm25"]) == pytest.approx(0.5 * seed_match)
+    both = rank.Candidate("b", ranks={"bm25": 0}, context=0.25)
+    assert rank.match_score(both, even, ["dense", "bm25"]) == pytest.approx(0.5 + 0.25)
+    scored = rank.score(neighbour, {}, now=NOW, weights=even, channels=["dense", "bm25"])
+    assert scored.components["context"] == pytest.approx(0.5 * seed_match, abs=1e-6)
+    alone = rank.Candidate("a", ranks={"bm25": 0})
+    assert "context" not in rank.score(alone, {}, now=NOW, weights=W, channels=["bm25"]).components
+
+
+def test_name_term_prefers_the_named_speaker_then_a_mention():
+    weights = rank.Weights(name_lead=0.2, name_mention=0.1)
+    names = ["Caroline"]
+    assert rank.name_term("Caroline: I went to a support group", names, weights) == 0.2
+    assert rank.name_term("Caroline's sister lives in Oslo", names, weights) == 0.2
+    assert rank.name_term("CAROLINE - notes from Monday", names, weights) == 0.2
+    assert rank.name_term("Melanie: Hey Caroline, how was it?", names, weights) == 0.1
+    assert rank.name_term("Melanie: Hey Carol, how was it?", names, weights) == 0.0
+    assert rank.name_term("Melanie: the Carolines came by", names, weights) == 0.0  # whole words
+    assert rank.name_term("— caroline: hi", names, weights) == 0.2  # the first word
+    assert rank.name_term("Melanie: How was it?", names, weights) == 0.0
+    assert rank.name_term("Caroline: hi", [], weights) == 0.0
+    assert rank.name_term("", names, weights) == 0.0
+
+
+def test_score_adds_the_name_term_only_when_the_query_names_someone():
+    candidate = rank.Candidate("m", ranks={"dense": 0, "bm25": 0})
+    memory = {"importance": 0.5, "confidence": 0.5, "layer": "consolidated",
+              "content": "Caroline: I researched adoption agencies"}  # fmt: skip
+    plain = rank.score(candidate, memory, now=NOW, weights=W, channels=["dense", "bm25"])
+    named = rank.score(
+        candidate, memory, now=NOW, weights=W, channels=["dense", "bm25"], names=["Caroline"]
+    )
+    assert "name" not in plain.components
+    assert named.components["name"] == W.name_lead
+    assert named.score == pytest.approx(plain.score + W.name_lead)
+    other = rank.score(
+        candidate, memory, now=NOW, weights=W, channels=["dense", "bm25"], names=["Melanie"]
+    )
+    assert other.components["name"] == 0.0 and other.score == pytest.approx(plain.score)
+    pure = rank.score(
+        candidate, memory, now=NOW, weights=W, channels=["dense", "bm25"], names=["Caroline"],
+        adjust=False,
+    )  # fmt: skip
+    assert pure.score == pytest.approx(1.0) and "name" not in pure.components

@@ -1,0 +1,52 @@
+"""People named in a query, found by capitalisation alone (no model, no I/O).
+
+A name is a capitalised word that does not start a sentence ("What did Caroline research?" →
+Caroline), or one that does and is possessive ("Caroline's hobbies?"). Month and weekday names
+are not names. Acronyms ("LGBTQ") are not names either: they are matched as keywords.
+
+Recall uses the names twice: a memory that starts with a named person (the speaker of a chat
+turn, the subject of a note) or mentions one earns the `name` term (rank.name_term), and the
+dense query is embedded without the names, so that it carries what is asked rather than who it
+is about (a short "Nate: Bye!" is otherwise close to every question about Nate).
+"""
+
+import re
+
+WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+NAME = re.compile(r"[A-Z][a-z]+")
+POSSESSIVE = re.compile(r"['’]s$")
+SENTENCE_END = re.compile(r"[.!?:;]\s*$")
+NOT_NAMES = frozenset((
+    "january", "february", "march", "april", "may", "june", "july", "august", "september",
+    "october", "november", "december",
+    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+))  # fmt: skip
+
+
+def query_names(query: str) -> list[str]:
+    """The names in a query, in order, each once."""
+    names: list[str] = []
+    for match in WORD.finditer(query):
+        token = match.group()
+        word = POSSESSIVE.sub("", token)
+        starts_sentence = not query[: match.start()].strip() or bool(
+            SENTENCE_END.search(query[: match.start()])
+        )
+        if starts_sentence and word == token:
+            continue  # "What", "Did", … : capitalised because they open the sentence
+        if NAME.fullmatch(word) and word.lower() not in NOT_NAMES and word not in names:
+            names.append(word)
+    return names
+
+
+def without_names(query: str, names: list[str]) -> str:
+    """The query with the names (and their possessive 's) taken out; "" if nothing else is left.
+
+    "What did Caroline research?" → "What did research?"
+    """
+    if not names:
+        return query
+    alternatives = "|".join(re.escape(name) for name in names)
+    stripped = re.sub(rf"\b(?:{alternatives})(?:['’]s)?\b", " ", query)
+    stripped = re.sub(r"\s+", " ", stripped).strip()
+    return stripped if WORD.search(stripped) else ""
