@@ -83,6 +83,10 @@ class Settings(BaseSettings):
     # A memory that starts with a person the query names (a chat turn's speaker) / mentions one.
     recall_weight_name_lead: float = Field(0.2, validation_alias="RECALL_WEIGHT_NAME_LEAD")
     recall_weight_name_mention: float = Field(0.1, validation_alias="RECALL_WEIGHT_NAME_MENTION")
+    # context_tags / context_types / language hints: added to the memories they match.
+    recall_weight_context_priority: float = Field(
+        0.1, validation_alias="RECALL_WEIGHT_CONTEXT_PRIORITY"
+    )
     # Embed the query without the people it names (they are matched by keyword and name term).
     recall_dense_without_names: bool = Field(True, validation_alias="RECALL_DENSE_WITHOUT_NAMES")
     recall_rrf_k: int = Field(5, ge=1, validation_alias="RECALL_RRF_K")

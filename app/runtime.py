@@ -175,6 +175,7 @@ def recall_config(settings: Settings) -> RecallConfig:
         context=settings.recall_weight_context,
         name_lead=settings.recall_weight_name_lead,
         name_mention=settings.recall_weight_name_mention,
+        context_priority=settings.recall_weight_context_priority,
     )
     return RecallConfig(
         weights=weights,

@@ -12,6 +12,8 @@ from typing import Any
 
 from app.errors import BadRequest
 from app.memories.fields import parse_embedding, parse_time
+from app.recall.hints import context_priority, language_of
+from app.recall.rank import ContextPriority
 
 MAX_LIMIT = 100
 TRUE = {"1", "true", "yes", "y", "on"}
@@ -30,10 +32,7 @@ ALIASES = {
     "focus_path": "active_path",
 }
 # Accepted for AutoMem compatibility but not acted on yet; echoed back as `unsupported`.
-NOT_YET = (
-    "auto_decompose", "scope_fallback", "context", "language",
-    "active_path", "context_tags", "context_types", "priority_ids", "adaptive_floor",
-)  # fmt: skip
+NOT_YET = ("auto_decompose", "adaptive_floor")
 
 
 @dataclass
@@ -69,6 +68,10 @@ class RecallParams:
     expand_respect_tags: bool = False
     channels: list[str] = field(default_factory=lambda: list(CHANNELS))
     rerank: bool = True
+    priority: ContextPriority = field(default_factory=ContextPriority)
+    language: str | None = None
+    priority_ids: list[str] = field(default_factory=list)
+    scope_fallback: bool = False
     unsupported: list[str] = field(default_factory=list)
 
 
@@ -177,8 +180,26 @@ def parse(raw: dict[str, Any]) -> RecallParams:
     params.expand_respect_tags = _bool(data.get("expand_respect_tags"), False)
     params.channels = _channels(data.get("channels"))
     params.rerank = _bool(data.get("rerank"), True)
+    _hints(params, data)
     params.unsupported = [name for name in NOT_YET if _given(data.get(name))]
     return params
+
+
+def _hints(params: RecallParams, data: dict[str, Any]) -> None:
+    """Context hints (soft boosts), guaranteed ids and the tag-scope fallback."""
+    language = str(_last(data.get("language")) or "").strip() or None
+    path = str(_last(data.get("active_path")) or "").strip() or None
+    params.language = language_of(language, path)
+    context = str(_last(data.get("context")) or "").strip() or None
+    try:
+        params.priority = context_priority(
+            _flat(data.get("context_tags")), _flat(data.get("context_types")),
+            language=params.language, context=context,
+        )  # fmt: skip
+    except ValueError as exc:
+        raise BadRequest(f"Invalid 'context_types': {exc}") from None
+    params.priority_ids = list(dict.fromkeys(_flat(data.get("priority_ids"))))[:MAX_LIMIT]
+    params.scope_fallback = _bool(data.get("scope_fallback"), False)
 
 
 def _given(value: Any) -> bool:

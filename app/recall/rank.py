@@ -39,6 +39,24 @@ class Weights:
     context: float = 0.5  # a neighbouring turn's lift: this share of the matching turn's match
     name_lead: float = 0.2  # the memory starts with a person the query names (its speaker)
     name_mention: float = 0.1  # … or mentions one elsewhere
+    context_priority: float = 0.1  # the memory has one of context_tags (prefix) / context_types
+
+
+@dataclass(frozen=True)
+class ContextPriority:
+    """A soft boost (AutoMem's context_tags / context_types, and its language hints)."""
+
+    tags: tuple[str, ...] = ()  # lower-cased; matched against the memory's tag prefixes
+    types: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.tags or self.types)
+
+    def matches(self, memory: dict) -> float:
+        """1.0 if the memory has one of the tags (as a prefix) or types, else 0.0."""
+        prefixes = set(memory.get("tag_prefixes") or ())
+        hit = bool(prefixes.intersection(self.tags)) or memory.get("type") in self.types
+        return 1.0 if hit else 0.0
 
 
 @dataclass
@@ -142,6 +160,7 @@ def score(
     channels: list[str],
     adjust: bool = True,
     names: Sequence[str] = (),
+    priority: "ContextPriority | None" = None,
 ) -> Scored:
     """The final score of one candidate and its components; `adjust=False` keeps pure match.
 
@@ -168,6 +187,8 @@ def score(
     }
     if names:
         terms["name"] = name_term(memory.get("content") or "", names, weights)
+    if priority:
+        terms["context_priority"] = weights.context_priority * priority.matches(memory)
     total = weights.match * match + sum(terms.values())
     components.update({key: round(value, 6) for key, value in terms.items()})
     return Scored(candidate.id, total, match, components)

@@ -48,6 +48,15 @@ class RecallRequest(BaseModel):
     expand_relations: bool = Field(False, description="Append neighbours over relationships.")
     expand_entities: bool = Field(False, description="Append memories sharing an entity.")
     as_of: str | None = Field(None, description="Answer from the states current at this time.")
+    context_tags: list[str] | None = Field(None, description="Favour these tags (soft boost).")
+    context_types: list[str] | None = Field(None, description="Favour these types (soft boost).")
+    language: str | None = Field(None, description="Favour this language's style memories.")
+    active_path: str | None = Field(None, description="A file path; its extension → language.")
+    context: str | None = Field(None, description="A context label, favoured as a tag.")
+    priority_ids: list[str] | None = Field(None, description="Ids guaranteed the first places.")
+    scope_fallback: bool = Field(
+        False, description="Fewer results than limit inside `tags` → fill from outside them."
+    )
 
 
 class RecallItem(BaseModel):
@@ -57,7 +66,8 @@ class RecallItem(BaseModel):
     original_score: float = Field(description="The fused match score before adjustments.")
     match_score: float = Field(description="The fused match score.")
     match_type: str = Field(
-        description="vector, keyword, tag, relation, entity_expansion or state_replacement."
+        description="vector, keyword, tag, relation, entity_expansion, priority_id or "
+        "state_replacement."
     )
     source: Literal["qdrant", "graph"] = Field(description="Where the candidate came from.")
     memory: dict[str, Any] = Field(description="The memory, read from the graph.")
@@ -156,7 +166,22 @@ def _response(params: recall_params.RecallParams, outcome: RecallOutcome, floor:
         },
         "unsupported": unsupported,
         "query_time_ms": outcome.elapsed_ms,
+        **_context_priority(params),
+        **({"scope_fallback": True} if outcome.scope_fallback else {}),
         **_expansion(params, outcome),
+    }
+
+
+def _context_priority(params: recall_params.RecallParams) -> dict:
+    if not (params.priority or params.priority_ids):
+        return {}
+    return {
+        "context_priority": {
+            "language": params.language,
+            "priority_tags": list(params.priority.tags)[:10],
+            "priority_types": list(params.priority.types),
+            "priority_ids": params.priority_ids,
+        }
     }
 
 
@@ -201,6 +226,8 @@ def _item(hit: service.Hit) -> dict[str, Any]:
     }
     if hit.replaces:
         item["state_replaces"] = hit.replaces
+    if hit.outside_tag_scope:
+        item["outside_tag_scope"] = True
     if hit.related_to:
         item.update(expanded=True, related_to=[hit.related_to], relation_score=item["score"])
         if hit.via_entity:

@@ -6,7 +6,7 @@ stale or foreign point in the vector index can never surface. Results leave in s
 
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -52,6 +52,7 @@ class Hit:
     query: str
     replaces: str | None = None
     related_to: str | None = None  # set on expansions: the seed they were reached from
+    outside_tag_scope: bool = False  # scope_fallback: found once the tag filter was dropped
     relation_type: str | None = None
     via_entity: str | None = None  # entity expansions: the shared entity, `<category>:<slug>`
 
@@ -68,6 +69,7 @@ class RecallOutcome:
     vector_matched: int
     elapsed_ms: float = 0.0
     expanded: int = 0
+    scope_fallback: bool = False
 
 
 def time_window(
@@ -121,11 +123,60 @@ async def recall(
         outcome = await _as_of(stores, scope, params, config, queries)
     elif queries or params.embedding is not None:
         outcome = await _search(stores, embedder, scope, params, config, flt, queries, now)
+        await _fall_back_outside_tags(
+            stores, embedder, scope, params, config, queries, now, outcome
+        )
     else:
         outcome = await _browse(stores, scope, params, window)
+    await _put_priority_first(stores, scope, params, now, outcome)
     outcome.window, outcome.time_understood = window, understood
     outcome.elapsed_ms = round((time.perf_counter() - started) * 1000, 2)
     return outcome
+
+
+async def _fall_back_outside_tags(
+    stores: Stores, embedder: Embedder, scope: Scope, params: RecallParams,
+    config: RecallConfig, queries: list[str], now: datetime, outcome: RecallOutcome,
+) -> None:  # fmt: skip
+    """scope_fallback: fewer than `limit` results inside the tags → the best of the rest follow,
+    flagged `outside_tag_scope`."""
+    seeds = outcome.hits[: len(outcome.hits) - outcome.expanded]
+    missing = params.limit - len(seeds)
+    if not (params.scope_fallback and params.tags and missing > 0):
+        return
+    wider = replace(params, tags=[], scope_fallback=False, expand_relations=False,
+                    expand_entities=False)  # fmt: skip
+    window, _ = time_window(wider, now)
+    found = await _search(
+        stores, embedder, scope, wider, config, vector_filter(scope, wider, window), queries, now
+    )
+    shown = {hit.memory.id for hit in outcome.hits}
+    extra = [hit for hit in found.hits if hit.memory.id not in shown][:missing]
+    for hit in extra:
+        hit.outside_tag_scope = True
+    outcome.hits = seeds + extra + outcome.hits[len(seeds) :]
+    outcome.scope_fallback = bool(extra)
+
+
+async def _put_priority_first(
+    stores: Stores, scope: Scope, params: RecallParams, now: datetime, outcome: RecallOutcome
+) -> None:
+    """priority_ids: the current ones in scope are guaranteed the first places (within limit)."""
+    if not params.priority_ids:
+        return
+    found = await stores.graph.get_memories(scope, params.priority_ids)
+    stamp = to_iso(now)
+    first = [
+        Hit(found[i], rank.Scored(i, 1.0, 0.0, {"priority": 1.0}), "priority_id", "")
+        for i in params.priority_ids
+        if i in found and is_current(found[i].model_dump(include=set(STATE_FIELDS)), params, stamp)
+    ][: params.limit]
+    chosen = {hit.memory.id for hit in first}
+    seeds = outcome.hits[: len(outcome.hits) - outcome.expanded]
+    rest = [hit for hit in seeds if hit.memory.id not in chosen][: params.limit - len(first)]
+    expansions = outcome.hits[len(seeds) :]
+    outcome.hits = first + rest + [hit for hit in expansions if hit.memory.id not in chosen]
+    outcome.expanded = len(outcome.hits) - len(first) - len(rest)
 
 
 async def _search(
@@ -307,7 +358,7 @@ async def _score(
             continue
         scored = rank.score(
             candidate, facts, now=now, weights=config.weights, channels=ran,
-            adjust=params.rerank, names=names[query],
+            adjust=params.rerank, names=names[query], priority=params.priority,
         )  # fmt: skip
         if scored.score < params.min_score:
             floored += 1

@@ -51,9 +51,29 @@ def test_errors(raw: dict, message: str):
 
 
 def test_not_yet_supported_parameters_are_reported():
-    assert parse({"expand_entities": "true", "priority_ids": "x"}).unsupported == [
-        "priority_ids",
+    assert parse({"expand_entities": "true", "auto_decompose": "1"}).unsupported == [
+        "auto_decompose",
     ]
+
+
+def test_context_hints_become_a_soft_boost_profile():
+    params = parse({"context_tags": "Project:x", "context_types": "decision", "lang": "py"})
+    assert params.language == "python"
+    assert params.priority.tags == (
+        "project:x", "python", "python-style", "python:style", "coding-style",
+    )  # fmt: skip
+    assert params.priority.types == ("Decision", "Style", "Preference")
+    assert parse({"file_path": "src/app/main.RS"}).language == "rust"
+    assert parse({"language": "cobol"}).language is None
+    assert parse({"context": " Work "}).priority.tags == ("work",)
+    assert not parse({}).priority
+
+
+def test_priority_ids_and_scope_fallback():
+    params = parse({"priority_ids": "a,b,a", "scope_fallback": "yes"})
+    assert (params.priority_ids, params.scope_fallback) == (["a", "b"], True)
+    with pytest.raises(BadRequest, match="Invalid 'context_types'"):
+        parse({"context_types": "nonsense"})
     assert parse({"entity_expansion": "false"}).unsupported == []
 
 

@@ -236,3 +236,41 @@ async def test_expansion_and_superseded_replacement_over_relationships(falkordb_
             client, query="Falcon kickoff meeting notes", state_mode="history", relevance_floor=0
         )
         assert seed in [r["id"] for r in history["results"]]
+
+
+async def test_context_hints_boost_without_filtering(recall_app):
+    client, ids = recall_app
+    plain = await recall(client, query="Alice", limit=10)
+    boosted = await recall(client, query="Alice", context_tags="pets", context_types="habit",
+                           limit=10)  # fmt: skip
+    by_id = {r["id"]: r for r in boosted["results"]}
+    assert {r["id"] for r in plain["results"]} == set(by_id)  # nothing filtered out
+    assert by_id[ids["cat"]]["score_components"]["context_priority"] == 0.1  # tag
+    assert by_id[ids["tea"]]["score_components"]["context_priority"] == 0.1  # type
+    assert by_id[ids["trip"]]["score_components"]["context_priority"] == 0
+    assert boosted["context_priority"]["priority_types"] == ["Habit"]
+
+
+async def test_priority_ids_come_first_within_the_limit(recall_app):
+    client, ids = recall_app
+    body = await recall(client, query="billing service", priority_ids=f"{ids['trip']},nope",
+                        limit=2)  # fmt: skip
+    assert [r["id"] for r in body["results"]] == [ids["trip"], ids["rust"]]
+    assert body["results"][0]["match_type"] == "priority_id"
+    expired = await recall(client, query="billing service", priority_ids=ids["old"], limit=2)
+    assert ids["old"] not in [r["id"] for r in expired["results"]]  # not current: not forced in
+    bobs = await recall(client, BOB, query="tea", priority_ids=ids["tea"], limit=3)
+    assert ids["tea"] not in [r["id"] for r in bobs["results"]]  # another user's id: nothing
+
+
+async def test_scope_fallback_fills_from_outside_the_tags(recall_app):
+    client, ids = recall_app
+    strict = await recall(client, query="Alice cat Miso", tags="travel", limit=3)
+    assert [r["id"] for r in strict["results"]] == [ids["trip"]]
+    wide = await recall(client, query="Alice cat Miso", tags="travel", limit=3,
+                        scope_fallback="true")  # fmt: skip
+    results = wide["results"]
+    assert results[0]["id"] == ids["trip"] and "outside_tag_scope" not in results[0]
+    assert ids["cat"] in [r["id"] for r in results[1:]]
+    assert all(r["outside_tag_scope"] for r in results[1:]) and wide["scope_fallback"] is True
+    assert len(results) <= 3
