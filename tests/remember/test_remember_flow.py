@@ -174,7 +174,8 @@ async def test_the_scripted_conversation_with_an_llm(
         enrichment_enabled=False,
     )  # fmt: skip
     async with running_client(settings) as client:
-        first = await remember(client, SESSION_1, agent_id=AGENT_ID)
+        provenance = {"labels": {"app": "webchat"}, "source": {"chat_id": "c-1", "model": "m-9"}}
+        first = await remember(client, SESSION_1, agent_id=AGENT_ID, **provenance)
         assert first["extractor"] == "llm" and first["dropped_by_attribution"] == 0
         stored = await contents(client, first["stored"], ALICE_WITH_AVA)
         by_content = dict(zip(stored, first["stored"], strict=True))
@@ -184,6 +185,8 @@ async def test_the_scripted_conversation_with_an_llm(
         tom = await memory(client, by_content["User's name is Tom."])
         assert tom["agent_id"] is None and tom["source"]["created_by"] == "remember"
         assert tom["source"]["message_id"] == "s1-02" and tom["source"]["session_id"] == "s1"
+        assert (tom["source"]["chat_id"], tom["source"]["model"]) == ("c-1", "m-9")
+        assert tom["labels"] == ava["labels"] == {"app": "webchat"}  # inherited by every fact
 
         await remember(client, SESSION_2, agent_id=AGENT_ID)
         third = await remember(client, SESSION_3, agent_id=AGENT_ID)
