@@ -182,7 +182,7 @@ def score(
         "confidence": weights.confidence * float(memory.get("confidence", 0.5)),
         "recency": weights.recency * recency(memory.get("timestamp"), now, weights),
         "layer_penalty": -layer_penalty(
-            memory.get("layer", ""), bool(memory.get("superseded")), weights
+            memory.get("layer", ""), bool(memory.get("superseded_by")), weights
         ),
     }
     if names:

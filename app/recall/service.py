@@ -13,7 +13,7 @@ from typing import Any
 from app.embeddings import Embedder
 from app.memories.fields import parse_type
 from app.models import Memory, to_iso, utc_now
-from app.recall import expansion, rank
+from app.recall import expansion, filters, rank
 from app.recall.channels import WORD, run_channels
 from app.recall.names import query_names, without_names
 from app.recall.params import RecallParams
@@ -211,6 +211,7 @@ async def _search(
         await _add_neighbour_turns(stores, scope, best, config)
     pool = _shortlist(best, params, config)
     facts = await stores.graph.ranking_facts(scope, pool)
+    facts = {memory_id: f for memory_id, f in facts.items() if filters.matches(f, flt)}
     visible, ended = _current_state(facts, params, now)
     heads = await _replacements(stores, scope, {**visible, **ended}, params, now)
     visible.update({memory_id: ended[memory_id] for memory_id in ended if memory_id in heads})
@@ -366,6 +367,7 @@ async def _score(
         shown = heads[memory_id].id if memory_id in heads else memory_id
         if shown not in kept or kept[shown][0].score < scored.score:
             kept[shown] = (scored, query, memory_id)
+    _drop_raw_beside_its_consolidation(kept, visible)
     winners = [shown for shown, _ in sorted(kept.items(), key=lambda kv: _key(kv[1][0]))]
     if params.sort == "score":
         winners = winners[: params.limit]
@@ -388,6 +390,17 @@ def _key(scored: rank.Scored) -> tuple:
 
 def _ids(heads: dict[str, Memory]) -> set[str]:
     return {head.id for head in heads.values()}
+
+
+def _drop_raw_beside_its_consolidation(
+    kept: dict[str, tuple[rank.Scored, str, str]], facts: dict[str, dict]
+) -> None:
+    """A raw fact whose consolidated memory is also a result says the same thing twice: the
+    consolidated one stands for both."""
+    for shown in list(kept):
+        replaced_by = (facts.get(shown) or {}).get("superseded_by")
+        if replaced_by and replaced_by in kept:
+            del kept[shown]
 
 
 def _passes_floor(candidate: rank.Candidate, floor: float) -> bool:

@@ -50,11 +50,12 @@ GET_MEMORIES = f"MATCH (m:Memory) WHERE m.id IN $ids AND {IN_SCOPE} RETURN m"
 RANKING_FACTS = f"""
 MATCH (m:Memory) WHERE m.id IN $ids AND {IN_SCOPE}
 RETURN m.id, m.importance, m.confidence, m.timestamp, m.layer, m.archived, m.t_valid,
-       m.t_invalid, m.expires_at, m.superseded_by IS NOT NULL, m.content, m.tag_prefixes, m.type
+       m.t_invalid, m.expires_at, m.superseded_by, m.content, m.tag_prefixes, m.type, m.tags,
+       m.role, m.labels
 """
 FACT_FIELDS = (
     "id", "importance", "confidence", "timestamp", "layer", "archived", "t_valid", "t_invalid",
-    "expires_at", "superseded", "content", "tag_prefixes", "type",
+    "expires_at", "superseded_by", "content", "tag_prefixes", "type", "tags", "role", "labels",
 )  # fmt: skip
 # The newest memory at the end of an INVALIDATED_BY / EVOLVED_INTO chain (≤ 5 hops), per id.
 SUPERSEDED_HEADS = f"""

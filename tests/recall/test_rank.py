@@ -58,7 +58,7 @@ def test_score_adds_every_term_and_layer_penalties():
         candidate, {**memory, "layer": "raw"}, now=NOW, weights=W, channels=["dense", "bm25"]
     )
     assert raw.score == pytest.approx(scored.score - 0.05)
-    superseded = {**memory, "layer": "raw", "superseded": True}
+    superseded = {**memory, "layer": "raw", "superseded_by": "its-consolidated-copy"}
     assert rank.score(
         candidate, superseded, now=NOW, weights=W, channels=["dense", "bm25"]
     ).score == pytest.approx(scored.score - 0.15)

@@ -135,10 +135,12 @@ async def test_consolidation_promotes_raw_facts_that_then_rank_higher(
 
     await wait_until(embedded)
     results = {r["id"]: r for r in await recall(client, raw["content"], limit=10)}
-    order = list(results)
-    assert order.index(promoted["id"]) < order.index(raw["id"])
-    assert results[raw["id"]]["score_components"]["layer_penalty"] == -0.15  # raw, superseded
+    assert promoted["id"] in results and raw["id"] not in results  # one answer, not two
     assert results[promoted["id"]]["score_components"]["layer_penalty"] == 0
+    raws = await recall(client, raw["content"], limit=10, layer=["raw"])
+    by_id = {r["id"]: r for r in raws}
+    assert {r["memory"]["layer"] for r in raws} == {"raw"}  # neighbours obey filters too
+    assert by_id[raw["id"]]["score_components"]["layer_penalty"] == -0.15  # raw, superseded
 
 
 def llm_reply(messages: list[dict[str, Any]]) -> str:

@@ -1,0 +1,59 @@
+"""The request's filters, checked again on the graph's facts of every candidate.
+
+The dense and BM25 channels are filtered inside Qdrant, but two kinds of candidate are not: the
+neighbouring turns the context step adds, and the keyword fallback's hits when Qdrant is down.
+So every candidate is checked here with the same meaning as `storage.vectors.describe_filter`
+(the scope itself is already in the graph query).
+"""
+
+import json
+from typing import Any
+
+from app.memories.mirror import label_pairs
+from app.storage.vectors import VectorFilter
+
+
+def matches(facts: dict[str, Any], flt: VectorFilter) -> bool:
+    """Whether a memory (its ranking facts) passes the filter's tags, types, layers, roles,
+    labels, time range and archived rule."""
+    return (
+        _tags_pass(facts, flt)
+        and _in(facts.get("type"), flt.types)
+        and _in(facts.get("layer"), flt.layers)
+        and _in(facts.get("role"), flt.roles)
+        and set(flt.label_pairs_all or ()) <= set(label_pairs(_labels(facts.get("labels"))))
+        and _time_passes(facts.get(flt.time_field), flt)
+        and (flt.include_archived or not facts.get("archived"))
+    )
+
+
+def _tags_pass(facts: dict[str, Any], flt: VectorFilter) -> bool:
+    tags, prefixes = set(facts.get("tags") or ()), set(facts.get("tag_prefixes") or ())
+    return (
+        (not flt.tags_any or bool(tags.intersection(flt.tags_any)))
+        and (not flt.tag_prefixes_any or bool(prefixes.intersection(flt.tag_prefixes_any)))
+        and set(flt.tags_all or ()) <= tags
+        and set(flt.tag_prefixes_all or ()) <= prefixes
+        and not tags.intersection(flt.exclude_tags or ())
+        and not prefixes.intersection(flt.exclude_tag_prefixes or ())
+    )
+
+
+def _in(value: Any, allowed: list[str] | None) -> bool:
+    return not allowed or value in allowed
+
+
+def _labels(value: Any) -> dict[str, Any]:
+    if isinstance(value, str):
+        return json.loads(value) if value else {}
+    return value or {}
+
+
+def _time_passes(moment: str | None, flt: VectorFilter) -> bool:
+    if not (flt.time_gte or flt.time_lte):
+        return True
+    if moment is None:
+        return False
+    return (not flt.time_gte or moment >= flt.time_gte) and (
+        not flt.time_lte or moment <= flt.time_lte
+    )
