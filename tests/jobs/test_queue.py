@@ -161,6 +161,12 @@ async def test_sigkill_mid_job_completes_once_after_restart(
     assert int(await r.get(f"{ns}:starts")) == 2
     assert int(await r.get(f"{ns}:effects")) == 1
     assert await r.smembers(f"{ns}:done") == {enq.job_id.encode()}
+
+    # The counter is bumped just after the job record says done (not in the same MULTI).
+    async def counted() -> bool:
+        return (await jobs.stats())["slow"]["done"] >= 1
+
+    await wait_until(counted, 10, "the done counter")
     stats = (await jobs.stats())["slow"]
     assert (stats["done"], stats["dead"], stats["pending"], stats["in_flight"]) == (1, 0, 0, 0)
 
