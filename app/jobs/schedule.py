@@ -2,6 +2,7 @@
 
 import asyncio
 import logging
+from collections import defaultdict
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -41,14 +42,22 @@ async def _queue_pages(
     enqueue: Callable[[str, list[str]], Awaitable[Any]],
     what: str,
 ) -> int:
-    """One job per user per page of (user_id, memory_id) rows, in id order."""
-    queued, after = 0, ""
+    """Jobs of BACKLOG_PAGE memories of one user, from (user_id, memory_id) rows in id order.
+
+    Ids are gathered per user across pages: pages mix users, and a job per user per page would
+    embed a few texts at a time (a 100k backlog of 10 users became 22k jobs of ~3 texts).
+    """
+    queued, after, waiting = 0, "", defaultdict(list)
     while page := await fetch(after):
-        for user_id in sorted({owner for owner, _ in page}):
-            ids = [memory_id for owner, memory_id in page if owner == user_id]
-            await enqueue(user_id, ids)
-            queued += len(ids)
+        for user_id, memory_id in page:
+            waiting[user_id].append(memory_id)
+            if len(waiting[user_id]) == BACKLOG_PAGE:
+                await enqueue(user_id, waiting.pop(user_id))
+                queued += BACKLOG_PAGE
         after = page[-1][1]
+    for user_id, ids in sorted(waiting.items()):
+        await enqueue(user_id, ids)
+        queued += len(ids)
     if queued:
         log.info("backlog scan queued %d memories for %s", queued, what)
     return queued
