@@ -44,7 +44,8 @@ class BatchStored:
     ids: list[str]
     mirrored: int
     failed: int = 0
-    embedding: dict[str, str] = field(default_factory=dict)
+    embedding: str = "pending"  # for those without a vector: queued | pending
+    previously_deleted: dict[str, bool] = field(default_factory=dict)
 
 
 def content_hash(content: str) -> str:
@@ -154,16 +155,16 @@ async def store(*, stores: Stores, scope: Scope, actor: str, data: MemoryCreate)
     """Stores one memory: graph first (with its audit event), then the vector mirror."""
     check_embedding(stores, data.embedding)
     memory = build_memory(data, scope=scope, actor=actor, now=utc_now())
-    deleted_before = await stores.graph.create_memories([memory], actor)
-    await link_session_turns(stores, scope, [memory])
-    mirrored = await _mirror(stores, scope, [memory], {memory.id: data.embedding})
+    stored = await store_memories(
+        stores=stores, scope=scope, actor=actor, memories=[memory],
+        vectors={memory.id: data.embedding},
+    )  # fmt: skip
+    mirrored = bool(stored.mirrored)
+    embedding = stored.embedding
     if data.embedding is not None and mirrored:
         memory.embedding_status = Status.DONE
         embedding = "provided"
-        await enqueue_enrichment(stores.jobs, scope.user_id, [memory.id])
-    else:
-        embedding = await _queue_embedding(stores, scope, [memory.id])
-    return Stored(memory, deleted_before.get(memory.id, False), mirrored, embedding)
+    return Stored(memory, stored.previously_deleted.get(memory.id, False), mirrored, embedding)
 
 
 async def link_session_turns(stores: Stores, scope: Scope, memories: list[Memory]) -> None:
@@ -220,18 +221,20 @@ async def store_memories(
 ) -> BatchStored:  # fmt: skip
     """Writes built memories in one atomic graph write, mirrors them, and queues what follows:
     embedding for those without a vector, enrichment for those with one."""
-    await stores.graph.create_memories(memories, actor)
+    deleted_before = await stores.graph.create_memories(memories, actor)
     await link_session_turns(stores, scope, memories)
     mirrored = await _mirror(stores, scope, memories, vectors)
     ids = [m.id for m in memories]
     unembedded = [m.id for m in memories if vectors.get(m.id) is None]
     if not mirrored:
         unembedded = ids  # given vectors did not reach the index either: embed them all
-    await _queue_embedding(stores, scope, unembedded)
+    embedding = await _queue_embedding(stores, scope, unembedded)
     embedded = [memory_id for memory_id in ids if memory_id not in set(unembedded)]
     for start in range(0, len(embedded), EMBED_CHUNK):
         await enqueue_enrichment(stores.jobs, scope.user_id, embedded[start : start + EMBED_CHUNK])
-    return BatchStored(ids, len(ids) if mirrored else 0, 0 if mirrored else len(ids))
+    return BatchStored(
+        ids, len(ids) if mirrored else 0, 0 if mirrored else len(ids), embedding, deleted_before
+    )
 
 
 async def _mirror(

@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from app.auth import memory_agent
 from app.deps import RuntimeDep, ScopeDep
-from app.errors import NotFound, PayloadTooLarge, ServiceUnavailable
+from app.errors import NotFound, PayloadTooLarge
 from app.memories.fields import AgentId, Labels, Timestamp
 from app.models import utc_now
 from app.remember.facts import Turn
@@ -85,8 +85,6 @@ async def remember(body: RememberRequest, runtime: RuntimeDep, scope: ScopeDep) 
     settings = runtime.settings
     _check_size(body, settings.remember_max_messages, settings.remember_max_chars)
     memory_agent(scope, body.agent_id)  # 403 for an agent outside the caller's scope
-    if runtime.jobs is None:
-        raise ServiceUnavailable("No job queue: /remember needs the background workers")
     await check_rate(
         runtime.jobs.redis, runtime.jobs.namespace, scope.user_id, settings.remember_rate_per_minute
     )
