@@ -21,6 +21,7 @@ from app.recall.state import STATE_FIELDS, is_current
 from app.recall.timewindow import parse_time_phrase
 from app.scope import Scope
 from app.storage import Stores
+from app.storage.graph import memory_from_properties
 from app.storage.vectors import VectorFilter
 
 log = logging.getLogger(__name__)
@@ -207,16 +208,20 @@ async def _search(
                 kept[0], config.weights, kept[2]
             ):
                 best[memory_id] = (candidate, query, ran)
-    if "context" in params.channels:
-        await _add_neighbour_turns(stores, scope, best, config)
-    pool = _shortlist(best, params, config)
-    facts = await stores.graph.ranking_facts(scope, pool)
-    facts = {memory_id: f for memory_id, f in facts.items() if filters.matches(f, flt)}
+    lifted_from = _context_seeds(best, config) if "context" in params.channels else []
+    found = await stores.graph.recall_candidates(
+        scope, _shortlist(best, params, config), lifted_from
+    )
+    _lift_neighbour_turns(best, found.neighbours, config)
+    # Lifts only raise scores, so the shortlist after them is among what was just read.
+    pool = [i for i in _shortlist(best, params, config) if i in found.properties]
+    facts = {i: found.properties[i] for i in pool if filters.matches(found.properties[i], flt)}
     visible, ended = _current_state(facts, params, now)
-    heads = await _replacements(stores, scope, {**visible, **ended}, params, now)
+    replaced = [i for i in (*visible, *ended) if i in found.replaced]
+    heads = await _replacements(stores, scope, replaced, params, now)
     visible.update({memory_id: ended[memory_id] for memory_id in ended if memory_id in heads})
     suppressed = len(facts) - len(visible)
-    hits, floored = await _score(stores, scope, best, visible, heads, params, config, now)
+    hits, floored = _score(best, visible, heads, params, config, now)
     seeds = _order(hits, params)[: params.limit]
     expansions = await _expansions(stores, scope, seeds, params, now)
     return RecallOutcome(
@@ -260,25 +265,33 @@ def _dense_query(query: str, config: RecallConfig) -> str | None:
     return stripped if stripped and stripped != query else None
 
 
-async def _add_neighbour_turns(
-    stores: Stores, scope: Scope, best: dict[str, tuple[rank.Candidate, str, list[str]]],
+def _context_seeds(
+    best: dict[str, tuple[rank.Candidate, str, list[str]]], config: RecallConfig
+) -> list[str]:
+    """The best `context_seeds` candidates by fused match: their neighbouring turns get a lift."""
+    return sorted(best, key=lambda i: -_fused(best[i], config))[: config.context_seeds]
+
+
+def _fused(entry: tuple[rank.Candidate, str, list[str]], config: RecallConfig) -> float:
+    candidate, _, ran = entry
+    return rank.fused_score(candidate, config.weights, ran)
+
+
+def _lift_neighbour_turns(
+    best: dict[str, tuple[rank.Candidate, str, list[str]]], neighbours: list[tuple[str, str]],
     config: RecallConfig,
 ) -> None:  # fmt: skip
     """The context channel: the turns just before and after the best matches.
 
     An answer often sits in the turn next to the one that matches the question's words
-    ("Where did you go?" — "To the LGBTQ support group"). Each neighbour of the top
-    `context_seeds` candidates gets a lift of a share of its seed's fused match (the best seed's,
-    if it has two); a neighbour no channel found joins the candidates with that lift alone.
+    ("Where did you go?" — "To the LGBTQ support group"). Each neighbour of a seed (see
+    _context_seeds) gets a lift of a share of its seed's fused match (the best seed's, if it has
+    two); a neighbour no channel found joins the candidates with that lift alone.
     """
-    fused = {i: rank.fused_score(c, config.weights, ran) for i, (c, _, ran) in best.items()}
-    seeds = sorted(fused, key=lambda i: -fused[i])[: config.context_seeds]
-    if not seeds:
-        return
-    for seed, neighbour in await stores.graph.neighbour_turns(scope, seeds):
+    for seed, neighbour in neighbours:
         _, query, ran = best[seed]
+        lift = rank.context_lift(_fused(best[seed], config), config.weights)
         candidate, _, _ = best.setdefault(neighbour, (rank.Candidate(neighbour), query, ran))
-        lift = rank.context_lift(fused[seed], config.weights)
         candidate.context = max(candidate.context, lift)
 
 
@@ -322,13 +335,13 @@ def _current_state(
 
 
 async def _replacements(
-    stores: Stores, scope: Scope, candidates: dict[str, dict], params: RecallParams,
-    now: datetime,
-) -> dict[str, Memory]:  # fmt: skip
-    """current: a superseded memory gives way to the current head of its replacement chain."""
-    if params.state_mode == "history" or not candidates:
+    stores: Stores, scope: Scope, replaced: list[str], params: RecallParams, now: datetime
+) -> dict[str, Memory]:
+    """current: a superseded memory (one with a successor) gives way to the current head of
+    its replacement chain."""
+    if params.state_mode == "history" or not replaced:
         return {}
-    heads = await stores.graph.superseded_heads(scope, list(candidates))
+    heads = await stores.graph.superseded_heads(scope, replaced)
     stamp = to_iso(now)
     return {
         memory_id: head
@@ -337,9 +350,7 @@ async def _replacements(
     }
 
 
-async def _score(
-    stores: Stores,
-    scope: Scope,
+def _score(
     best: dict[str, tuple[rank.Candidate, str, list[str]]],
     visible: dict[str, dict],
     heads: dict[str, Memory],
@@ -347,7 +358,7 @@ async def _score(
     config: RecallConfig,
     now: datetime,
 ) -> tuple[list[Hit], int]:
-    """Scores the visible candidates, applies the floor, reads the winners' full memories."""
+    """Scores the visible candidates, applies the floor, builds the winners' memories."""
     floor = config.relevance_floor if params.relevance_floor is None else params.relevance_floor
     kept: dict[str, tuple[rank.Scored, str, str]] = {}  # shown id -> (score, query, source id)
     floored = 0
@@ -371,13 +382,13 @@ async def _score(
     winners = [shown for shown, _ in sorted(kept.items(), key=lambda kv: _key(kv[1][0]))]
     if params.sort == "score":
         winners = winners[: params.limit]
-    memories = await stores.graph.get_memories(scope, [w for w in winners if w not in _ids(heads)])
-    memories.update({head.id: head for head in heads.values()})
+    memories = {head.id: head for head in heads.values()}
+    for shown in winners:
+        if shown not in memories:
+            memories[shown] = memory_from_properties(visible[shown])
     hits = []
     for shown in winners:
         scored, query, source = kept[shown]
-        if shown not in memories:
-            continue  # deleted between the two reads
         replaced = source if shown != source else None
         match_type = "state_replacement" if replaced else _match_type(best[source][0])
         hits.append(Hit(memories[shown], scored, match_type, query, replaced))
@@ -386,10 +397,6 @@ async def _score(
 
 def _key(scored: rank.Scored) -> tuple:
     return (-scored.score, -scored.match, scored.id)
-
-
-def _ids(heads: dict[str, Memory]) -> set[str]:
-    return {head.id for head in heads.values()}
 
 
 def _drop_raw_beside_its_consolidation(

@@ -12,6 +12,7 @@ import logging
 import time
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from falkordb.asyncio import FalkorDB
@@ -23,6 +24,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from app.errors import StoreUnavailable
 from app.models import JSON_PROPERTIES, Memory
 from app.scope import Scope
+from app.storage import compact
 
 log = logging.getLogger(__name__)
 
@@ -43,25 +45,27 @@ OPTIONAL MATCH (t:Tombstone {content_hash: m.content_hash, user_id: m.user_id})
 RETURN m.id, count(t) > 0
 """
 
-GET_MEMORY = f"MATCH (m:Memory {{id: $id}}) WHERE {IN_SCOPE} RETURN m"
-GET_MEMORIES = f"MATCH (m:Memory) WHERE m.id IN $ids AND {IN_SCOPE} RETURN m"
-# What ranking and the state filter need, without parsing whole nodes (the client's parser is
-# the slowest part of a recall).
-RANKING_FACTS = f"""
+GET_MEMORY = f"MATCH (m:Memory {{id: $id}}) WHERE {IN_SCOPE} RETURN properties(m)"
+GET_MEMORIES = f"MATCH (m:Memory) WHERE m.id IN $ids AND {IN_SCOPE} RETURN properties(m)"
+# Whether a memory has a successor (INVALIDATED_BY / EVOLVED_INTO, which link memories only),
+# for recall's state rule; outdegree reads the adjacency directly, a pattern would be ~1 ms more.
+HAS_SUCCESSOR = "outdegree(m, ['INVALIDATED_BY', 'EVOLVED_INTO']) > 0"
+# Recall's one read of its shortlist: each candidate's properties, and the session turns just
+# before and after each seed (their properties too, unless they are candidates already).
+RECALL_CANDIDATES = f"""
 MATCH (m:Memory) WHERE m.id IN $ids AND {IN_SCOPE}
-RETURN m.id, m.importance, m.confidence, m.timestamp, m.layer, m.archived, m.t_valid,
-       m.t_invalid, m.expires_at, m.superseded_by, m.content, m.tag_prefixes, m.type, m.tags,
-       m.role, m.labels
+RETURN NULL AS seed, m.id AS id, properties(m) AS memory, {HAS_SUCCESSOR} AS replaced
+UNION ALL
+MATCH (s:Memory)-[r:PRECEDED_BY]-(m:Memory)
+WHERE s.id IN $seeds AND s.user_id = $user_id AND r.session = true AND {IN_SCOPE}
+RETURN s.id AS seed, m.id AS id, CASE WHEN m.id IN $ids THEN NULL ELSE properties(m) END AS memory,
+       {HAS_SUCCESSOR} AS replaced
 """
-FACT_FIELDS = (
-    "id", "importance", "confidence", "timestamp", "layer", "archived", "t_valid", "t_invalid",
-    "expires_at", "superseded_by", "content", "tag_prefixes", "type", "tags", "role", "labels",
-)  # fmt: skip
 # The newest memory at the end of an INVALIDATED_BY / EVOLVED_INTO chain (≤ 5 hops), per id.
 SUPERSEDED_HEADS = f"""
 MATCH (s:Memory)-[:INVALIDATED_BY|EVOLVED_INTO*1..5]->(m:Memory)
 WHERE s.id IN $ids AND {IN_SCOPE} AND NOT (m)-[:INVALIDATED_BY|EVOLVED_INTO]->(:Memory)
-RETURN s.id, m
+RETURN s.id, properties(m)
 """
 # States of memories at time $t: a live memory whose current state began by then, or a revision
 # (a replaced or deleted state) that was current then: [updated_at, replaced_at).
@@ -184,11 +188,6 @@ MATCH (a:Memory {id: pair.later}), (b:Memory {id: pair.earlier})
 WHERE a.user_id = $user_id AND b.user_id = $user_id
 MERGE (a)-[r:PRECEDED_BY]->(b) SET r.session = true
 """
-NEIGHBOUR_TURNS = f"""
-MATCH (s:Memory)-[r:PRECEDED_BY]-(m:Memory)
-WHERE s.id IN $ids AND s.user_id = $user_id AND r.session = true AND {IN_SCOPE}
-RETURN s.id, m.id
-"""
 
 COUNT_MEMORIES = "MATCH (m:Memory) RETURN count(m)"
 COUNT_USER_MEMORIES = "MATCH (m:Memory {user_id: $user_id}) RETURN count(m)"
@@ -217,8 +216,22 @@ def properties_to_dict(props: dict[str, Any]) -> dict[str, Any]:
 
 
 def to_memory(node: Any) -> Memory:
-    """The one place a graph node becomes a Memory."""
-    return Memory.model_validate(properties_to_dict(node.properties))
+    """A graph node (as the client library parses it) as a Memory."""
+    return memory_from_properties(node.properties)
+
+
+def memory_from_properties(props: dict[str, Any]) -> Memory:
+    """The one place a memory's graph properties become a Memory."""
+    return Memory.model_validate(properties_to_dict(props))
+
+
+@dataclass
+class RecallCandidates:
+    """What recall reads of its shortlist in one query (see GraphStore.recall_candidates)."""
+
+    properties: dict[str, dict[str, Any]]  # id -> graph properties (JSON fields still strings)
+    neighbours: list[tuple[str, str]]  # (seed id, id of the turn just before or after it)
+    replaced: set[str]  # ids with a successor (INVALIDATED_BY / EVOLVED_INTO)
 
 
 class GraphStore:
@@ -250,6 +263,21 @@ class GraphStore:
         except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
             raise StoreUnavailable("FalkorDB is unavailable") from exc
         return result.result_set
+
+    async def ro_rows(self, cypher: str, params: dict[str, Any]) -> list[list[Any]]:
+        """A read-only query whose columns are scalars, lists or maps (`properties(m)`, never a
+        node), read by the fast compact reader; for the hot read paths."""
+        command = compact.params_header(params) + cypher
+        try:
+            reply = await self._graph.execute_command(
+                "GRAPH.RO_QUERY", self.graph_name, command, "--compact"
+            )
+        except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
+            raise StoreUnavailable("FalkorDB is unavailable") from exc
+        for part in reply:
+            if isinstance(part, Exception):
+                raise part
+        return compact.rows(reply)
 
     async def ping(self) -> bool:
         """True if the server answers; never raises."""
@@ -285,27 +313,40 @@ class GraphStore:
 
     async def get_memory(self, scope: Scope, memory_id: str) -> Memory | None:
         """Gets a memory by id within the scope."""
-        rows = await self.ro_query(GET_MEMORY, {"id": memory_id, **scope_params(scope)})
-        return to_memory(rows[0][0]) if rows else None
+        rows = await self.ro_rows(GET_MEMORY, {"id": memory_id, **scope_params(scope)})
+        return memory_from_properties(rows[0][0]) if rows else None
 
     async def get_memories(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, Memory]:
         """Memories by id within the scope, in one query."""
-        rows = await self.ro_query(GET_MEMORIES, {"ids": list(memory_ids), **scope_params(scope)})
-        return {memory.id: memory for memory in (to_memory(row[0]) for row in rows)}
+        if not memory_ids:
+            return {}
+        rows = await self.ro_rows(GET_MEMORIES, {"ids": list(memory_ids), **scope_params(scope)})
+        return {memory.id: memory for memory in (memory_from_properties(r[0]) for r in rows)}
 
-    async def ranking_facts(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, dict]:
-        """The fields recall ranks and filters by, for the ids in scope, in one light query."""
-        rows = await self.ro_query(RANKING_FACTS, {"ids": list(memory_ids), **scope_params(scope)})
-        return {row[0]: dict(zip(FACT_FIELDS, row, strict=True)) for row in rows}
+    async def recall_candidates(
+        self, scope: Scope, memory_ids: Sequence[str], seeds: Sequence[str]
+    ) -> RecallCandidates:
+        """The properties of the ids in scope, whether each has a successor, and the session
+        turns next to each seed (with their properties), in one query."""
+        params = {"ids": list(memory_ids), "seeds": list(seeds), **scope_params(scope)}
+        found = RecallCandidates({}, [], set())
+        for seed, memory_id, props, replaced in await self.ro_rows(RECALL_CANDIDATES, params):
+            if props is not None:
+                found.properties[memory_id] = props
+            if seed is not None:
+                found.neighbours.append((seed, memory_id))
+            if replaced:
+                found.replaced.add(memory_id)
+        return found
 
     async def superseded_heads(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, Memory]:
         """For superseded memories among the ids: the head of their replacement chain."""
         if not memory_ids:
             return {}
-        rows = await self.ro_query(
+        rows = await self.ro_rows(
             SUPERSEDED_HEADS, {"ids": list(memory_ids), **scope_params(scope)}
         )
-        return {row[0]: to_memory(row[1]) for row in rows}
+        return {row[0]: memory_from_properties(row[1]) for row in rows}
 
     async def browse(
         self, scope: Scope, *, tag_prefixes: Sequence[str], start: str | None, end: str | None,
@@ -399,7 +440,7 @@ class GraphStore:
         """
         params = {"id": memory_id, **scope_params(scope)}
         current, revisions, tombstone = await asyncio.gather(
-            self.ro_query(GET_MEMORY, params),
+            self.ro_rows(GET_MEMORY, params),
             self.ro_query(REVISIONS, params),
             self.ro_query(TOMBSTONE, params),
         )
@@ -407,7 +448,7 @@ class GraphStore:
             return None
         events = await self.ro_query(AUDIT_EVENTS, params)
         return {
-            "current": to_memory(current[0][0]) if current else None,
+            "current": memory_from_properties(current[0][0]) if current else None,
             "revisions": [properties_to_dict(row[0].properties) for row in revisions],
             "tombstone": dict(tombstone[0][0].properties) if tombstone else None,
             "events": [dict(row[0].properties) for row in events],
@@ -463,15 +504,6 @@ class GraphStore:
             await self.query(LINK_FIRST_TURNS, params)
         if pairs:
             await self.query(LINK_CONSECUTIVE_TURNS, {"pairs": pairs, "user_id": user_id})
-
-    async def neighbour_turns(
-        self, scope: Scope, memory_ids: Sequence[str]
-    ) -> list[tuple[str, str]]:
-        """(memory, neighbouring turn) pairs over PRECEDED_BY, both ways, within the scope."""
-        rows = await self.ro_query(
-            NEIGHBOUR_TURNS, {"ids": list(memory_ids), **scope_params(scope)}
-        )
-        return [(row[0], row[1]) for row in rows]
 
     async def count_memories(self, user_id: str | None = None) -> int:
         """Live memories, of one user or of all (operator path)."""
