@@ -31,8 +31,6 @@ ALIASES = {
     "file_path": "active_path",
     "focus_path": "active_path",
 }
-# Accepted for AutoMem compatibility but not acted on yet; echoed back as `unsupported`.
-NOT_YET = ("auto_decompose", "adaptive_floor")
 
 
 @dataclass
@@ -72,7 +70,10 @@ class RecallParams:
     language: str | None = None
     priority_ids: list[str] = field(default_factory=list)
     scope_fallback: bool = False
-    unsupported: list[str] = field(default_factory=list)
+    auto_decompose: bool = False
+    # AutoMem's gap-based tail cut. Off by default, unlike AutoMem: it cut valid hits there
+    # (automem.md §15, #128); Engram's relevance floor drops unrelated memories instead.
+    adaptive_floor: bool = False
 
 
 def _flat(value: Any) -> list[str]:
@@ -180,8 +181,9 @@ def parse(raw: dict[str, Any]) -> RecallParams:
     params.expand_respect_tags = _bool(data.get("expand_respect_tags"), False)
     params.channels = _channels(data.get("channels"))
     params.rerank = _bool(data.get("rerank"), True)
+    params.auto_decompose = _bool(data.get("auto_decompose"), False)
+    params.adaptive_floor = _bool(data.get("adaptive_floor"), False)
     _hints(params, data)
-    params.unsupported = [name for name in NOT_YET if _given(data.get(name))]
     return params
 
 
@@ -200,11 +202,6 @@ def _hints(params: RecallParams, data: dict[str, Any]) -> None:
         raise BadRequest(f"Invalid 'context_types': {exc}") from None
     params.priority_ids = list(dict.fromkeys(_flat(data.get("priority_ids"))))[:MAX_LIMIT]
     params.scope_fallback = _bool(data.get("scope_fallback"), False)
-
-
-def _given(value: Any) -> bool:
-    value = _last(value)
-    return value not in (None, "", False) and str(value).lower() not in FALSE
 
 
 def _choice(value: Any, allowed: tuple[str, ...], default: str) -> str:

@@ -194,6 +194,24 @@ def score(
     return Scored(candidate.id, total, match, components)
 
 
+ADAPTIVE_GAP = 0.25  # of the top score
+
+
+def adaptive_cut(scores: Sequence[float]) -> int:
+    """AutoMem's adaptive floor: how many of `scores` (best first) to keep.
+
+    With more than 3 scores, the largest drop after one of the first max(3, n // 2) is found; if
+    it exceeds 25% of the top score, everything below it goes, provided ceil(n / 2) remain.
+    """
+    n = len(scores)
+    if n <= 3 or scores[0] <= 0:
+        return n
+    window = min(max(3, n // 2), n - 1)
+    gap, position = max((scores[i] - scores[i + 1], -i) for i in range(window))
+    keep = 1 - position
+    return keep if gap > ADAPTIVE_GAP * scores[0] and keep >= math.ceil(n / 2) else n
+
+
 def rank(scored: list[Scored]) -> list[Scored]:
     """Best first; ties broken by match, then id, so the order is stable."""
     return sorted(scored, key=lambda s: (-s.score, -s.match, s.id))

@@ -57,6 +57,12 @@ class RecallRequest(BaseModel):
     scope_fallback: bool = Field(
         False, description="Fewer results than limit inside `tags` → fill from outside them."
     )
+    auto_decompose: bool = Field(
+        False, description="Also run sub-queries: the things the query names, its topic words."
+    )
+    adaptive_floor: bool = Field(
+        False, description="AutoMem's gap-based tail cut of the results (off by default)."
+    )
 
 
 class RecallItem(BaseModel):
@@ -90,7 +96,7 @@ class RecallResponse(BaseModel):
     time_window: dict[str, Any] | None = Field(None, description="{start, end} if any.")
     state_filter: dict[str, Any] = Field(description="Suppressed and replaced counts.")
     score_filter: dict[str, Any] = Field(description="min_score, relevance floor, filtered count.")
-    unsupported: list[str] = Field(description="Parameters accepted but not acted on yet.")
+    unsupported: list[str] = Field(description="What was accepted but not understood (time_query).")
     query_time_ms: float = Field(description="Server time spent.")
 
 
@@ -139,7 +145,7 @@ async def _recall(runtime: RuntimeDep, scope: ScopeDep, raw: dict[str, Any]) -> 
 def _response(params: recall_params.RecallParams, outcome: RecallOutcome, floor: float) -> dict:
     results = [_item(hit) for hit in outcome.hits]
     window = outcome.window
-    unsupported = list(params.unsupported)
+    unsupported = []
     if not outcome.time_understood:
         unsupported.append(f"time_query: {params.time_query!r} not understood")
     return {
@@ -161,6 +167,7 @@ def _response(params: recall_params.RecallParams, outcome: RecallOutcome, floor:
         },
         "score_filter": {
             "min_score": params.min_score,
+            "adaptive_floor": params.adaptive_floor,
             "relevance_floor": floor if params.relevance_floor is None else params.relevance_floor,
             "filtered_count": outcome.floored,
         },
@@ -168,6 +175,7 @@ def _response(params: recall_params.RecallParams, outcome: RecallOutcome, floor:
         "query_time_ms": outcome.elapsed_ms,
         **_context_priority(params),
         **({"scope_fallback": True} if outcome.scope_fallback else {}),
+        **({"queries": outcome.queries} if len(outcome.queries) > 1 else {}),
         **_expansion(params, outcome),
     }
 

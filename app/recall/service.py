@@ -13,7 +13,7 @@ from typing import Any
 from app.embeddings import Embedder
 from app.memories.fields import parse_type
 from app.models import Memory, to_iso, utc_now
-from app.recall import expansion, filters, rank
+from app.recall import decompose, expansion, filters, rank
 from app.recall.channels import WORD, run_channels
 from app.recall.names import query_names, without_names
 from app.recall.params import RecallParams
@@ -71,6 +71,7 @@ class RecallOutcome:
     elapsed_ms: float = 0.0
     expanded: int = 0
     scope_fallback: bool = False
+    queries: list[str] = field(default_factory=list)  # every query run (queries, sub-queries)
 
 
 def time_window(
@@ -119,7 +120,7 @@ async def recall(
     now = utc_now()
     window, understood = time_window(params, now)
     flt = vector_filter(scope, params, window)
-    queries = list(dict.fromkeys(q for q in [params.query, *params.queries] if q))
+    queries = _queries(params)
     if params.as_of is not None:
         outcome = await _as_of(stores, scope, params, config, queries)
     elif queries or params.embedding is not None:
@@ -131,8 +132,16 @@ async def recall(
         outcome = await _browse(stores, scope, params, window)
     await _put_priority_first(stores, scope, params, now, outcome)
     outcome.window, outcome.time_understood = window, understood
+    outcome.queries = queries
     outcome.elapsed_ms = round((time.perf_counter() - started) * 1000, 2)
     return outcome
+
+
+def _queries(params: RecallParams) -> list[str]:
+    """The query, the extra `queries` and, with auto_decompose, the query's sub-queries; each
+    once."""
+    extra = decompose.sub_queries(params.query) if params.auto_decompose else []
+    return list(dict.fromkeys(q for q in [params.query, *params.queries, *extra] if q))
 
 
 async def _fall_back_outside_tags(
@@ -223,6 +232,9 @@ async def _search(
     suppressed = len(facts) - len(visible)
     hits, floored = _score(best, visible, heads, params, config, now)
     seeds = _order(hits, params)[: params.limit]
+    if params.adaptive_floor and params.sort == "score":
+        kept = rank.adaptive_cut([hit.scored.score for hit in seeds])
+        floored, seeds = floored + len(seeds) - kept, seeds[:kept]
     expansions = await _expansions(stores, scope, seeds, params, now)
     return RecallOutcome(
         hits=seeds + expansions, window=None, time_understood=True, degraded=sorted(degraded),

@@ -50,10 +50,10 @@ def test_errors(raw: dict, message: str):
         parse(raw)
 
 
-def test_not_yet_supported_parameters_are_reported():
-    assert parse({"expand_entities": "true", "auto_decompose": "1"}).unsupported == [
-        "auto_decompose",
-    ]
+def test_auto_decompose_and_adaptive_floor_are_opt_in():
+    assert (parse({}).auto_decompose, parse({}).adaptive_floor) == (False, False)
+    params = parse({"auto_decompose": "1", "adaptive_floor": "yes"})
+    assert (params.auto_decompose, params.adaptive_floor) == (True, True)
 
 
 def test_context_hints_become_a_soft_boost_profile():
@@ -74,7 +74,6 @@ def test_priority_ids_and_scope_fallback():
     assert (params.priority_ids, params.scope_fallback) == (["a", "b"], True)
     with pytest.raises(BadRequest, match="Invalid 'context_types'"):
         parse({"context_types": "nonsense"})
-    assert parse({"entity_expansion": "false"}).unsupported == []
 
 
 def test_labels_from_query_pairs_or_body_object():

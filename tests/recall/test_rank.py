@@ -129,3 +129,17 @@ def test_score_adds_the_name_term_only_when_the_query_names_someone():
         adjust=False,
     )  # fmt: skip
     assert pure.score == pytest.approx(1.0) and "name" not in pure.components
+
+
+@pytest.mark.parametrize(
+    ("scores", "kept"),
+    [
+        ([1.0, 0.9, 0.85, 0.8, 0.3, 0.25, 0.2, 0.1], 4),  # drop of 0.5 after the 4th: cut there
+        ([1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3], 8),  # no drop above 25% of the top
+        ([1.0, 0.2, 0.19, 0.18, 0.17, 0.16], 6),  # the cut would keep 1 of 6: fewer than half
+        ([1.0, 0.1, 0.05], 3),  # three or fewer: never cut
+        ([1.0, 0.95, 0.9, 0.88, 0.87, 0.86, 0.85, 0.84, 0.2, 0.1], 10),  # drop outside the window
+    ],
+)
+def test_adaptive_cut(scores: list[float], kept: int):
+    assert rank.adaptive_cut(scores) == kept

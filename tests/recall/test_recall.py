@@ -274,3 +274,26 @@ async def test_scope_fallback_fills_from_outside_the_tags(recall_app):
     assert ids["cat"] in [r["id"] for r in results[1:]]
     assert all(r["outside_tag_scope"] for r in results[1:]) and wide["scope_fallback"] is True
     assert len(results) <= 3
+
+
+async def test_auto_decompose_runs_the_named_things_as_sub_queries(recall_app):
+    client, ids = recall_app
+    question = "Did Alice take Miso to Lisbon?"
+    plain = await recall(client, query=question, limit=3)
+    assert "queries" not in plain
+    body = await recall(client, query=question, limit=3, auto_decompose="true")
+    assert body["queries"] == [question, "Alice", "Miso", "Lisbon", "take"]
+    found = {r["id"]: r["_query"] for r in body["results"]}
+    assert found.get(ids["cat"]) and found.get(ids["trip"])
+    assert {found[ids["cat"]], found[ids["trip"]]} <= set(body["queries"])
+
+
+async def test_adaptive_floor_keeps_a_prefix_of_the_results(recall_app):
+    client, _ = recall_app
+    full = await recall(client, query="Alice", limit=10, relevance_floor=0)
+    cut = await recall(client, query="Alice", limit=10, relevance_floor=0, adaptive_floor="1")
+    assert cut["score_filter"]["adaptive_floor"] is True
+    assert full["score_filter"]["adaptive_floor"] is False
+    kept = [r["id"] for r in cut["results"]]
+    assert kept == [r["id"] for r in full["results"]][: len(kept)]
+    assert len(kept) >= (full["count"] + 1) // 2
