@@ -87,6 +87,10 @@ class Settings(BaseSettings):
     recall_weight_context_priority: float = Field(
         0.1, validation_alias="RECALL_WEIGHT_CONTEXT_PRIORITY"
     )
+    # auto_decompose: how much a sub-query's matches count against the query's own.
+    recall_sub_query_share: float = Field(
+        0.5, ge=0, le=1, validation_alias="RECALL_SUB_QUERY_SHARE"
+    )
     # Embed the query without the people it names (they are matched by keyword and name term).
     recall_dense_without_names: bool = Field(True, validation_alias="RECALL_DENSE_WITHOUT_NAMES")
     recall_rrf_k: int = Field(5, ge=1, validation_alias="RECALL_RRF_K")

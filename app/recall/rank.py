@@ -40,6 +40,9 @@ class Weights:
     name_lead: float = 0.2  # the memory starts with a person the query names (its speaker)
     name_mention: float = 0.1  # … or mentions one elsewhere
     context_priority: float = 0.1  # the memory has one of context_tags (prefix) / context_types
+    # auto_decompose: a sub-query's best match is rank 0 however loosely it matches ("Alice" finds
+    # every note about Alice), so its matches count for this share of the query's own.
+    sub_query_share: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -65,6 +68,7 @@ class Candidate:
     ranks: dict[str, int] = field(default_factory=dict)  # channel -> 0-based rank
     scores: dict[str, float] = field(default_factory=dict)  # channel -> raw channel score
     context: float = 0.0  # lift from a neighbouring turn that matched (context_lift)
+    share: float = 1.0  # how much its query's match counts (a sub-query's: sub_query_share)
 
 
 @dataclass
@@ -75,12 +79,12 @@ class Scored:
     components: dict[str, float]
 
 
-def fuse(channels: dict[str, list[tuple[str, float]]]) -> dict[str, Candidate]:
+def fuse(channels: dict[str, list[tuple[str, float]]], share: float = 1.0) -> dict[str, Candidate]:
     """Merges ranked channel hits [(id, score), …] into candidates keyed by id."""
     merged: dict[str, Candidate] = {}
     for channel, hits in channels.items():
         for rank, (memory_id, score) in enumerate(hits):
-            candidate = merged.setdefault(memory_id, Candidate(memory_id))
+            candidate = merged.setdefault(memory_id, Candidate(memory_id, share=share))
             candidate.ranks[channel] = rank
             candidate.scores[channel] = score
     return merged
@@ -93,7 +97,8 @@ def match_score(candidate: Candidate, weights: Weights, channels: list[str]) -> 
 
 
 def fused_score(candidate: Candidate, weights: Weights, channels: list[str]) -> float:
-    """Weighted RRF over the ranked channels that ran, normalised so rank 0 everywhere gives 1."""
+    """Weighted RRF over the ranked channels that ran, normalised so rank 0 everywhere gives 1,
+    times the candidate's share."""
     ranked = [c for c in channels if c != CONTEXT]
     best = sum(weights.channel_weights.get(c, 1.0) / weights.rrf_k for c in ranked)
     if not best:
@@ -103,7 +108,7 @@ def fused_score(candidate: Candidate, weights: Weights, channels: list[str]) -> 
         for c, rank in candidate.ranks.items()
         if c != CONTEXT
     )
-    return fused / best
+    return candidate.share * fused / best
 
 
 def context_lift(seed_match: float, weights: Weights) -> float:

@@ -97,6 +97,9 @@ class RecallResponse(BaseModel):
     state_filter: dict[str, Any] = Field(description="Suppressed and replaced counts.")
     score_filter: dict[str, Any] = Field(description="min_score, relevance floor, filtered count.")
     unsupported: list[str] = Field(description="What was accepted but not understood (time_query).")
+    queries: list[str] | None = Field(
+        None, description="Every query run, when more than one (queries, auto_decompose)."
+    )
     query_time_ms: float = Field(description="Server time spent.")
 
 
@@ -167,7 +170,7 @@ def _response(params: recall_params.RecallParams, outcome: RecallOutcome, floor:
         },
         "score_filter": {
             "min_score": params.min_score,
-            "adaptive_floor": params.adaptive_floor,
+            "adaptive_floor": service.uses_adaptive_floor(params),
             "relevance_floor": floor if params.relevance_floor is None else params.relevance_floor,
             "filtered_count": outcome.floored,
         },

@@ -72,6 +72,7 @@ class RecallOutcome:
     expanded: int = 0
     scope_fallback: bool = False
     queries: list[str] = field(default_factory=list)  # every query run (queries, sub-queries)
+    cut: int = 0  # results the adaptive floor cut (places scope_fallback must not refill)
 
 
 def time_window(
@@ -151,7 +152,7 @@ async def _fall_back_outside_tags(
     """scope_fallback: fewer than `limit` results inside the tags → the best of the rest follow,
     flagged `outside_tag_scope`."""
     seeds = outcome.hits[: len(outcome.hits) - outcome.expanded]
-    missing = params.limit - len(seeds)
+    missing = params.limit - len(seeds) - outcome.cut
     if not (params.scope_fallback and params.tags and missing > 0):
         return
     wider = replace(params, tags=[], scope_fallback=False, expand_relations=False,
@@ -203,6 +204,7 @@ async def _search(
     best: dict[str, tuple[rank.Candidate, str, list[str]]] = {}
     degraded: set[str] = set()
     vector_matched = 0
+    sub_queries = set(decompose.sub_queries(params.query)) if params.auto_decompose else set()
     for query in queries or [""]:
         run = await run_channels(
             stores, embedder, query=query, vector=params.embedding, flt=flt,
@@ -211,7 +213,8 @@ async def _search(
         degraded |= run.degraded
         vector_matched += len(run.hits.get("dense", []))
         ran = list(run.hits)
-        for memory_id, candidate in rank.fuse(run.hits).items():
+        share = config.weights.sub_query_share if query in sub_queries else 1.0
+        for memory_id, candidate in rank.fuse(run.hits, share).items():
             kept = best.get(memory_id)
             if kept is None or rank.match_score(candidate, config.weights, ran) > rank.match_score(
                 kept[0], config.weights, kept[2]
@@ -232,15 +235,21 @@ async def _search(
     suppressed = len(facts) - len(visible)
     hits, floored = _score(best, visible, heads, params, config, now)
     seeds = _order(hits, params)[: params.limit]
-    if params.adaptive_floor and params.sort == "score":
-        kept = rank.adaptive_cut([hit.scored.score for hit in seeds])
-        floored, seeds = floored + len(seeds) - kept, seeds[:kept]
+    cut = 0
+    if uses_adaptive_floor(params):
+        cut = len(seeds) - rank.adaptive_cut([hit.scored.score for hit in seeds])
+        seeds = seeds[: len(seeds) - cut]
     expansions = await _expansions(stores, scope, seeds, params, now)
     return RecallOutcome(
         hits=seeds + expansions, window=None, time_understood=True, degraded=sorted(degraded),
-        suppressed=suppressed, replaced=len(heads), floored=floored, vector_matched=vector_matched,
-        expanded=len(expansions),
+        suppressed=suppressed, replaced=len(heads), floored=floored + cut,
+        vector_matched=vector_matched, expanded=len(expansions), cut=cut,
     )  # fmt: skip
+
+
+def uses_adaptive_floor(params: RecallParams) -> bool:
+    """adaptive_floor applies to score order only (a time order has no score gaps to cut at)."""
+    return params.adaptive_floor and params.sort == "score"
 
 
 async def _expansions(

@@ -28,12 +28,16 @@ from app.storage import compact
 
 log = logging.getLogger(__name__)
 
-# The tenancy predicate, shared by every scoped query (see app.scope.Scope for the rule).
-IN_SCOPE = "m.user_id = $user_id AND (size(m.agent_lineage) = 0 OR $agent_id IN m.agent_lineage)"
+
+def scope_predicate(var: str) -> str:
+    """The tenancy predicate on node `var`, shared by every scoped query (see app.scope.Scope)."""
+    lineage = f"{var}.agent_lineage"
+    return f"{var}.user_id = $user_id AND (size({lineage}) = 0 OR $agent_id IN {lineage})"
+
+
+IN_SCOPE = scope_predicate("m")
 # The same rule for revisions and tombstones, which keep their memory's scope fields.
-HISTORY_SCOPE = (
-    "x.user_id = $user_id AND (size(x.agent_lineage) = 0 OR $agent_id IN x.agent_lineage)"
-)
+HISTORY_SCOPE = scope_predicate("x")
 
 CREATE_MEMORIES = """
 UNWIND $rows AS row
@@ -57,7 +61,7 @@ MATCH (m:Memory) WHERE m.id IN $ids AND {IN_SCOPE}
 RETURN NULL AS seed, m.id AS id, properties(m) AS memory, {HAS_SUCCESSOR} AS replaced
 UNION ALL
 MATCH (s:Memory)-[r:PRECEDED_BY]-(m:Memory)
-WHERE s.id IN $seeds AND s.user_id = $user_id AND r.session = true AND {IN_SCOPE}
+WHERE s.id IN $seeds AND {scope_predicate("s")} AND r.session = true AND {IN_SCOPE}
 RETURN s.id AS seed, m.id AS id, CASE WHEN m.id IN $ids THEN NULL ELSE properties(m) END AS memory,
        {HAS_SUCCESSOR} AS replaced
 """

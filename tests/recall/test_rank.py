@@ -139,7 +139,17 @@ def test_score_adds_the_name_term_only_when_the_query_names_someone():
         ([1.0, 0.2, 0.19, 0.18, 0.17, 0.16], 6),  # the cut would keep 1 of 6: fewer than half
         ([1.0, 0.1, 0.05], 3),  # three or fewer: never cut
         ([1.0, 0.95, 0.9, 0.88, 0.87, 0.86, 0.85, 0.84, 0.2, 0.1], 10),  # drop outside the window
+        ([1.0, 0.9, 0.8, 0.2, 0.1, 0.1, 0.1], 7),  # odd n: the window (3) never keeps half (4)
     ],
 )
 def test_adaptive_cut(scores: list[float], kept: int):
     assert rank.adaptive_cut(scores) == kept
+
+
+def test_a_sub_query_match_counts_for_its_share():
+    hits = {"dense": [("a", 0.9)], "bm25": [("a", 3.0)]}
+    whole = rank.fuse(hits)["a"]
+    half = rank.fuse(hits, share=0.5)["a"]
+    channels = ["dense", "bm25"]
+    assert rank.match_score(whole, W, channels) == pytest.approx(1.0)
+    assert rank.match_score(half, W, channels) == pytest.approx(0.5)

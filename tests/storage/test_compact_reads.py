@@ -5,9 +5,12 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from app.errors import StoreUnavailable
 from app.scope import Scope
 from app.storage import compact
+from app.storage.falkordb_server import EmbeddedFalkorDB
 from app.storage.graph import GraphStore
+from tests.conftest import free_port
 
 
 def test_compact_values_become_python_values():
@@ -89,3 +92,35 @@ async def test_recall_candidates_of_another_user_sees_nothing_of_alice(graph):
     assert set(found.properties) == {"b"}
     assert found.neighbours == []  # b's session link goes to alice's t3: not bob's to see
     assert found.replaced == set()
+
+
+async def test_recall_candidates_keeps_agent_scopes_apart_and_follows_evolved_into(graph):
+    await graph.query(
+        """
+        CREATE (a:Memory {id: 'a', user_id: 'alice', agent_lineage: ['x']}),
+               (b:Memory {id: 'b', user_id: 'alice', agent_lineage: ['y']}),
+               (c:Memory {id: 'c', user_id: 'alice', agent_lineage: []}),
+               (a)-[:PRECEDED_BY {session: true}]->(c), (b)-[:PRECEDED_BY {session: true}]->(c),
+               (c)-[:EVOLVED_INTO]->(a)
+        """
+    )
+    found = await graph.recall_candidates(Scope("alice", "x"), ["a", "b", "c"], seeds=["a", "b"])
+
+    assert set(found.properties) == {"a", "c"}  # agent y's memory is not agent x's to see
+    assert found.neighbours == [("a", "c")]  # c is already a candidate: listed, not re-read
+    assert found.replaced == {"c"}
+
+
+async def test_errors_inside_a_reply_are_raised(graph: GraphStore):
+    await graph.query("CREATE (:Memory {id: 'a'})")
+    with pytest.raises(Exception, match="[Dd]ivision by zero"):
+        await graph.ro_rows("RETURN 1 / $zero", {"zero": 0})
+
+
+async def test_a_server_gone_away_is_store_unavailable(tmp_path):
+    server = EmbeddedFalkorDB(data_dir=tmp_path, port=free_port())
+    store = GraphStore(await server.start(), "gone")
+    await server.stop()
+    with pytest.raises(StoreUnavailable):
+        await store.ro_rows("RETURN 1", {})
+    await store.close()
