@@ -8,8 +8,8 @@
    the users, each query twice in random order: text only (the service embeds the query) and
    text + a precomputed `embedding=` (no embedding in the service). The query embedding alone is
    timed in this process with the same local model and thread count. Reports wall p50/p95/p99,
-   the server's own query_time_ms, and a hit rate for queries that target a known memory (a
-   sanity check, not a quality benchmark).
+   the server's own query_time_ms and its per-step timings_ms (embed, dense, bm25, graph), and
+   a hit rate for queries that target a known memory (a sanity check, not a quality benchmark).
 4. Reports RSS of Engram and of its FalkorDB server, on-disk size of data/falkordb and
    data/qdrant, the latency of a few other endpoints at this size, and the load average.
 
@@ -524,6 +524,7 @@ class Pass:
 
     wall_ms: list[float] = field(default_factory=list)
     server_ms: list[float] = field(default_factory=list)
+    steps_ms: dict[str, list[float]] = field(default_factory=dict)  # the server's timings_ms
     ranks: list[int | None] = field(default_factory=list)  # targeted queries only
     errors: list[str] = field(default_factory=list)
     degraded: int = 0
@@ -536,6 +537,7 @@ class Pass:
             "calls": len(self.wall_ms),
             "wall": percentiles(self.wall_ms) if self.wall_ms else None,
             "server_query_time": percentiles(self.server_ms) if self.server_ms else None,
+            "server_steps": {step: percentiles(ms) for step, ms in self.steps_ms.items()},
             "targeted": n,
             "hit_at_1": round(sum(r == 1 for r in found) / n, 3) if n else None,
             "hit_at_10": round(len(found) / n, 3) if n else None,
@@ -578,6 +580,8 @@ def account(
         return
     run.wall_ms.append(elapsed)
     run.server_ms.append(float(body["query_time_ms"]))
+    for step, ms in (body.get("timings_ms") or {}).items():
+        run.steps_ms.setdefault(step, []).append(float(ms))
     run.degraded += bool(body.get("degraded"))
     run.empty += not body["results"]
     if target is not None:
@@ -688,6 +692,7 @@ def markdown(result: dict[str, Any]) -> str:
         ("server query_time_ms p50 / p95 / p99, precomputed",
          f"{fmt(without['server_query_time'])} ms"),
         ("query embedding alone (embed_query in-process)", f"{fmt(own['timing'])} ms"),
+        ("server steps p50 / p95, with embedding", steps_line(with_q["server_steps"])),
         ("target p50 ≤ 15 ms / p95 ≤ 40 ms (with embedding)", rec["targets_met"]),
         ("hit@10 / hit@1 / MRR, targeted queries (sanity)",
          f"{with_q['hit_at_10']} / {with_q['hit_at_1']} / {with_q['mrr_at_10']}"),
@@ -712,6 +717,12 @@ def markdown(result: dict[str, Any]) -> str:
             f"| {name} | {figures['p50_ms']} | {figures['p95_ms']} | {figures['max_ms']} |"
         )
     return "\n".join(lines)
+
+
+def steps_line(steps: dict[str, dict[str, float]]) -> str:
+    """The server's per-step timings (embed and dense run beside bm25), p50 / p95 each."""
+    order = [s for s in ("embed", "dense", "bm25", "graph") if s in steps]
+    return ", ".join(f"{s} {steps[s]['p50_ms']} / {steps[s]['p95_ms']} ms" for s in order)
 
 
 def ingest_line(ing: dict[str, Any]) -> str:

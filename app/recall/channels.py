@@ -8,6 +8,7 @@ for bm25 (and the response names the channel that was missing). Each channel ret
 import asyncio
 import logging
 import re
+import time
 from dataclasses import dataclass, field
 
 from app.embeddings import Embedder
@@ -29,6 +30,12 @@ WORD = re.compile(r"[A-Za-z0-9]{2,}")
 class ChannelRun:
     hits: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
     degraded: set[str] = field(default_factory=set)
+    timings: dict[str, float] = field(default_factory=dict)  # step -> ms (embed, dense, bm25)
+
+    def timed(self, step: str, started: float) -> None:
+        """Adds the milliseconds since `started` to `step`."""
+        elapsed = (time.perf_counter() - started) * 1000
+        self.timings[step] = self.timings.get(step, 0.0) + elapsed
 
 
 async def run_channels(
@@ -69,30 +76,36 @@ async def _dense(
     run: ChannelRun,
 ) -> None:
     if vector is None and query:
+        started = time.perf_counter()
         try:
             vector = await embedder.embed_query(query)
         except Exception:  # the embedder's health records it; recall goes on with keywords
             log.warning("query embedding failed; dense channel skipped", exc_info=True)
             run.degraded.add("embedder")
             return
+        run.timed("embed", started)
     if vector is None:
         return
+    started = time.perf_counter()
     try:
         hits = await stores.vectors.search_dense(vector, flt, fetch, with_payload=False)
     except Exception:  # the vector index is down: keywords fall back to the graph
         log.warning("dense search failed", exc_info=True)
         run.degraded.add("qdrant")
         return
+    run.timed("dense", started)
     run.hits["dense"] = [(hit.id, hit.score) for hit in hits]
 
 
 async def _bm25(stores: Stores, query: str, flt: VectorFilter, fetch: int, run: ChannelRun) -> None:
+    started = time.perf_counter()
     try:
         hits = await stores.vectors.search_sparse(query, flt, fetch, with_payload=False)
     except Exception:  # the caller falls back to the graph's full-text index
         log.warning("sparse search failed; using the graph's full-text index", exc_info=True)
         run.degraded.add("qdrant")
         return
+    run.timed("bm25", started)
     run.hits["bm25"] = [(hit.id, hit.score) for hit in hits]
 
 

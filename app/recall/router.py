@@ -101,6 +101,10 @@ class RecallResponse(BaseModel):
         None, description="Every query run, when more than one (queries, auto_decompose)."
     )
     query_time_ms: float = Field(description="Server time spent.")
+    timings_ms: dict[str, float] = Field(
+        description="Milliseconds per search step: embed, dense, bm25 (these run side by side), "
+        "graph (the candidates' read); empty when nothing was searched."
+    )
 
 
 @router.get("/recall", response_model=RecallResponse)
@@ -176,6 +180,7 @@ def _response(params: recall_params.RecallParams, outcome: RecallOutcome, floor:
         },
         "unsupported": unsupported,
         "query_time_ms": outcome.elapsed_ms,
+        "timings_ms": outcome.timings,
         **_context_priority(params),
         **({"scope_fallback": True} if outcome.scope_fallback else {}),
         **({"queries": outcome.queries} if len(outcome.queries) > 1 else {}),

@@ -73,6 +73,9 @@ class RecallOutcome:
     scope_fallback: bool = False
     queries: list[str] = field(default_factory=list)  # every query run (queries, sub-queries)
     cut: int = 0  # results the adaptive floor cut (places scope_fallback must not refill)
+    # Milliseconds per step of the search (embed, dense, bm25, graph); embed + dense run beside
+    # bm25, so the steps do not add up to the whole.
+    timings: dict[str, float] = field(default_factory=dict)
 
 
 def time_window(
@@ -161,6 +164,8 @@ async def _fall_back_outside_tags(
     found = await _search(
         stores, embedder, scope, wider, config, vector_filter(scope, wider, window), queries, now
     )
+    for step, elapsed in found.timings.items():
+        outcome.timings[step] = round(outcome.timings.get(step, 0.0) + elapsed, 2)
     shown = {hit.memory.id for hit in outcome.hits}
     extra = [hit for hit in found.hits if hit.memory.id not in shown][:missing]
     for hit in extra:
@@ -203,6 +208,7 @@ async def _search(
     fetch = min(max(params.limit * FETCH_FACTOR, FETCH_MIN), FETCH_MAX)
     best: dict[str, tuple[rank.Candidate, str, list[str]]] = {}
     degraded: set[str] = set()
+    timings: dict[str, float] = {}
     vector_matched = 0
     sub_queries = set(decompose.sub_queries(params.query)) if params.auto_decompose else set()
     for query in queries or [""]:
@@ -211,6 +217,8 @@ async def _search(
             channels=params.channels, fetch=fetch, dense_query=_dense_query(query, config),
         )  # fmt: skip
         degraded |= run.degraded
+        for step, elapsed in run.timings.items():
+            timings[step] = timings.get(step, 0.0) + elapsed
         vector_matched += len(run.hits.get("dense", []))
         ran = list(run.hits)
         share = config.weights.sub_query_share if query in sub_queries else 1.0
@@ -221,6 +229,7 @@ async def _search(
             ):
                 best[memory_id] = (candidate, query, ran)
     lifted_from = _context_seeds(best, config) if "context" in params.channels else []
+    read_started = time.perf_counter()
     found = await stores.graph.recall_candidates(
         scope, _shortlist(best, params, config), lifted_from
     )
@@ -231,6 +240,7 @@ async def _search(
     visible, ended = _current_state(facts, params, now)
     replaced = [i for i in (*visible, *ended) if i in found.replaced]
     heads = await _replacements(stores, scope, replaced, params, now)
+    timings["graph"] = (time.perf_counter() - read_started) * 1000
     visible.update({memory_id: ended[memory_id] for memory_id in ended if memory_id in heads})
     suppressed = len(facts) - len(visible)
     hits, floored = _score(best, visible, heads, params, config, now)
@@ -244,6 +254,7 @@ async def _search(
         hits=seeds + expansions, window=None, time_understood=True, degraded=sorted(degraded),
         suppressed=suppressed, replaced=len(heads), floored=floored + cut,
         vector_matched=vector_matched, expanded=len(expansions), cut=cut,
+        timings={step: round(ms, 2) for step, ms in timings.items()},
     )  # fmt: skip
 
 
