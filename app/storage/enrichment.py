@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from app.scope import Scope
-from app.storage.graph import IN_SCOPE, GraphStore, scope_params, to_memory
+from app.storage.graph import IN_SCOPE, GraphStore, memory_from_properties, scope_params, to_memory
 
 # One memory's enrichment, written atomically, only if the memory is still at the version and
 # content it was enriched from (a concurrent PATCH wins; the job then runs again).
@@ -109,7 +109,7 @@ ENTITY_COLUMNS = ("category", "slug", "name", "aliases", "created_at", "last_ref
 EXPAND_BY_ENTITIES = f"""
 MATCH (s:Memory)-[:MENTIONS]->(x:Entity)<-[:MENTIONS]-(m:Memory)
 WHERE s.id IN $seeds AND s.user_id = $user_id AND {IN_SCOPE} AND NOT m.id IN $seeds
-RETURN s.id, x.category + ':' + x.slug, m
+RETURN s.id, x.category + ':' + x.slug, properties(m)
 ORDER BY m.importance DESC, m.timestamp DESC LIMIT $limit
 """
 UNENRICHED = """
@@ -207,8 +207,8 @@ async def expand_by_entities(
 ) -> list[tuple[str, str, Any]]:
     """(seed id, entity id, memory) for memories in scope sharing an entity with a seed."""
     params = {"seeds": list(seeds), "limit": limit, **scope_params(scope)}
-    rows = await graph.ro_query(EXPAND_BY_ENTITIES, params)
-    return [(row[0], row[1], to_memory(row[2])) for row in rows]
+    rows = await graph.ro_rows(EXPAND_BY_ENTITIES, params)
+    return [(row[0], row[1], memory_from_properties(row[2])) for row in rows]
 
 
 async def unenriched(graph: GraphStore, *, after: str, limit: int) -> list[tuple[str, str]]:

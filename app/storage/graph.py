@@ -76,36 +76,36 @@ RETURN s.id, properties(m)
 STATES_AS_OF = f"""
 CALL db.idx.fulltext.queryNodes('Memory', $text) YIELD node, score
 WITH node AS x, score WHERE {HISTORY_SCOPE} AND x.created_at <= $t AND x.updated_at <= $t
-RETURN x, score
+RETURN properties(x), score
 UNION
 CALL db.idx.fulltext.queryNodes('Revision', $text) YIELD node, score
 WITH node AS x, score WHERE {HISTORY_SCOPE} AND x.updated_at <= $t AND x.replaced_at > $t
   AND x.created_at <= $t
-RETURN x, score
+RETURN properties(x), score
 """
 PINNED = f"""
 MATCH (m:Memory) WHERE {IN_SCOPE} AND m.pinned = true AND m.layer <> 'raw'
-RETURN m ORDER BY m.importance DESC, m.updated_at DESC LIMIT $limit
+RETURN properties(m) ORDER BY m.importance DESC, m.updated_at DESC LIMIT $limit
 """
 IMPORTANT = f"""
 MATCH (m:Memory) WHERE {IN_SCOPE} AND NOT m.pinned AND m.layer <> 'raw'
   AND m.importance >= $min_importance AND NOT m.archived
-RETURN m ORDER BY m.importance DESC, m.updated_at DESC LIMIT $limit
+RETURN properties(m) ORDER BY m.importance DESC, m.updated_at DESC LIMIT $limit
 """
 RECENT = f"""
 MATCH (m:Memory) WHERE {IN_SCOPE} AND m.layer <> 'raw' AND m.timestamp >= $since
   AND NOT m.archived
-RETURN m ORDER BY m.timestamp DESC LIMIT $limit
+RETURN properties(m) ORDER BY m.timestamp DESC LIMIT $limit
 """
 TAGGED_EXACT = f"""
 MATCH (m:Memory) WHERE {IN_SCOPE} AND any(t IN m.tags WHERE t IN $tags) AND NOT m.archived
-RETURN m ORDER BY m.importance DESC, m.timestamp DESC LIMIT $limit
+RETURN properties(m) ORDER BY m.importance DESC, m.timestamp DESC LIMIT $limit
 """
 BROWSE = f"""
 MATCH (m:Memory) WHERE {IN_SCOPE} AND ($start IS NULL OR m.timestamp >= $start)
   AND ($end IS NULL OR m.timestamp <= $end)
   AND (size($tags) = 0 OR any(t IN m.tag_prefixes WHERE t IN $tags))
-RETURN m ORDER BY m.importance DESC, m.timestamp DESC LIMIT $limit
+RETURN properties(m) ORDER BY m.importance DESC, m.timestamp DESC LIMIT $limit
 """
 
 UPDATE_MEMORY = f"""
@@ -137,7 +137,8 @@ RETURN id
 BY_TAGS_WHERE = f"{IN_SCOPE} AND any(t IN m.tags WHERE toLower(t) IN $tags)"
 LIST_BY_TAGS = f"""
 MATCH (m:Memory) WHERE m.user_id = $user_id AND {BY_TAGS_WHERE}
-RETURN m ORDER BY m.importance DESC, m.timestamp DESC, m.id ASC SKIP $offset LIMIT $limit
+RETURN properties(m) ORDER BY m.importance DESC, m.timestamp DESC, m.id ASC
+SKIP $offset LIMIT $limit
 """
 IDS_BY_TAGS = f"""
 MATCH (m:Memory) WHERE m.user_id = $user_id AND {BY_TAGS_WHERE}
@@ -358,18 +359,18 @@ class GraphStore:
     ) -> list[Memory]:  # fmt: skip
         """Memories without a query: by tag prefix and time window, most important first."""
         params = {"tags": list(tag_prefixes), "start": start, "end": end, "limit": limit}
-        rows = await self.ro_query(BROWSE, {**params, **scope_params(scope)})
-        return [to_memory(row[0]) for row in rows]
+        rows = await self.ro_rows(BROWSE, {**params, **scope_params(scope)})
+        return [memory_from_properties(row[0]) for row in rows]
 
     async def states_as_of(
         self, scope: Scope, text: str, at: str, limit: int
     ) -> list[tuple[Memory, float]]:
         """Memory states current at `at` whose content matches the full-text query."""
         params = {"text": text, "t": at, **scope_params(scope)}
-        rows = await self.ro_query(STATES_AS_OF, params)
+        rows = await self.ro_rows(STATES_AS_OF, params)
         states = []
-        for node, score in rows:
-            props = properties_to_dict(node.properties)
+        for properties, score in rows:
+            props = properties_to_dict(properties)
             if "memory_id" in props:  # a revision: it speaks for its memory
                 props["id"] = props.pop("memory_id")
             props = {k: v for k, v in props.items() if k not in ("replaced_at", "replaced_by")}
@@ -383,18 +384,20 @@ class GraphStore:
         """Pinned, most important non-pinned, and recent memories (raw layer excluded)."""
         base = scope_params(scope)
         pinned, important, recent = await asyncio.gather(
-            self.ro_query(PINNED, {**base, "limit": 200}),
-            self.ro_query(IMPORTANT, {**base, "min_importance": min_importance, "limit": limit}),
-            self.ro_query(RECENT, {**base, "since": since, "limit": limit}),
+            self.ro_rows(PINNED, {**base, "limit": 200}),
+            self.ro_rows(IMPORTANT, {**base, "min_importance": min_importance, "limit": limit}),
+            self.ro_rows(RECENT, {**base, "since": since, "limit": limit}),
         )
-        return tuple([to_memory(row[0]) for row in rows] for rows in (pinned, important, recent))
+        return tuple(
+            [memory_from_properties(row[0]) for row in rows] for rows in (pinned, important, recent)
+        )
 
     async def tagged(self, scope: Scope, tags: Sequence[str], limit: int) -> list[Memory]:
         """Memories with any of the exact (case-sensitive) tags, most important first."""
-        rows = await self.ro_query(
+        rows = await self.ro_rows(
             TAGGED_EXACT, {"tags": list(tags), "limit": limit, **scope_params(scope)}
         )
-        return [to_memory(row[0]) for row in rows]
+        return [memory_from_properties(row[0]) for row in rows]
 
     async def update_memory(
         self,
@@ -429,8 +432,8 @@ class GraphStore:
     ) -> list[Memory]:
         """Memories having any of the tags (case-insensitive), most important first."""
         params = {"tags": [t.lower() for t in tags], "limit": limit, "offset": offset}
-        rows = await self.ro_query(LIST_BY_TAGS, {**params, **scope_params(scope)})
-        return [to_memory(row[0]) for row in rows]
+        rows = await self.ro_rows(LIST_BY_TAGS, {**params, **scope_params(scope)})
+        return [memory_from_properties(row[0]) for row in rows]
 
     async def ids_by_tags(self, scope: Scope, tags: Sequence[str], *, limit: int) -> list[str]:
         """Ids of memories having any of the tags, in a stable order."""

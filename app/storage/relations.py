@@ -8,7 +8,7 @@ from typing import Any
 
 from app.relations.registry import REGISTRY
 from app.scope import Scope
-from app.storage.graph import IN_SCOPE, GraphStore, scope_params, to_memory
+from app.storage.graph import IN_SCOPE, GraphStore, memory_from_properties, scope_params
 
 A_IN_SCOPE = IN_SCOPE.replace("m.", "a.")
 B_IN_SCOPE = IN_SCOPE.replace("m.", "b.")
@@ -42,7 +42,8 @@ MATCH p = (m)-[*1..{depth}]-(x:Memory)
 WHERE x.id <> m.id AND all(r IN relationships(p) WHERE type(r) IN $types)
   AND all(n IN nodes(p) WHERE n.user_id = $user_id
           AND (size(n.agent_lineage) = 0 OR $agent_id IN n.agent_lineage))
-RETURN DISTINCT x ORDER BY x.importance DESC, x.timestamp DESC LIMIT $limit
+WITH DISTINCT x ORDER BY x.importance DESC, x.timestamp DESC LIMIT $limit
+RETURN properties(x)
 """
 
 
@@ -54,7 +55,7 @@ MATCH (s:Memory)-[r]-(m:Memory)
 WHERE s.id IN $seeds AND type(r) IN $types AND {IN_SCOPE} AND NOT m.id IN $seeds
   AND s.user_id = $user_id
   AND coalesce(r.strength, 0.5) >= $min_strength AND coalesce(m.importance, 0.5) >= $min_importance
-RETURN s.id, type(r), coalesce(r.strength, 0.5), m
+RETURN s.id, type(r), coalesce(r.strength, 0.5), properties(m)
 ORDER BY coalesce(r.strength, 0.5) DESC, m.importance DESC LIMIT $limit
 """
 
@@ -79,7 +80,8 @@ async def related(
 ) -> list:
     """Memories reachable within `depth` hops over `types`, every hop inside the scope."""
     params = {"id": memory_id, "types": list(types), "limit": limit, **scope_params(scope)}
-    return [to_memory(row[0]) for row in await graph.ro_query(RELATED[depth], params)]
+    rows = await graph.ro_rows(RELATED[depth], params)
+    return [memory_from_properties(row[0]) for row in rows]
 
 
 async def expand(
@@ -91,5 +93,5 @@ async def expand(
         "seeds": list(seeds), "types": list(types), "min_strength": min_strength,
         "min_importance": min_importance, "limit": limit, **scope_params(scope),
     }  # fmt: skip
-    rows = await graph.ro_query(EXPAND, params)
-    return [(row[0], row[1], float(row[2]), to_memory(row[3])) for row in rows]
+    rows = await graph.ro_rows(EXPAND, params)
+    return [(row[0], row[1], float(row[2]), memory_from_properties(row[3])) for row in rows]
