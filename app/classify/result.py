@@ -4,6 +4,7 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
+from app.llm.errors import describe_error
 from app.models import MemoryType
 
 Method = Literal["explicit", "pattern", "llm", "llm_unmappable", "fallback"]
@@ -38,7 +39,7 @@ class ClassificationStats:
         """Counts a fallback, remembering the LLM error that caused it, if any."""
         self.fallbacks += 1
         if error is not None:
-            self.last_error = f"{type(error).__name__}: {error}"
+            self.last_error = describe_error(error)
             self.last_error_at = datetime.now(UTC).isoformat()
 
     def as_dict(self) -> dict[str, Any]:

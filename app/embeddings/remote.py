@@ -5,7 +5,6 @@
 requests go to `base_url + "/embeddings"`. Nothing is appended or guessed.
 """
 
-import asyncio
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,13 +18,13 @@ from app.embeddings.base import (
     text_list,
     tracked,
 )
-from app.http_retry import backoff_delay, is_retryable_status, retry_after_seconds
+from app.http_retry import Retryable, is_retryable_status, retry_after_seconds, with_retries
 
 AUTH_STATUSES = frozenset({401, 403})
 ERROR_BODY_CHARS = 300
 
 
-class TransientError(Exception):
+class TransientError(Retryable):
     """A failed attempt worth retrying; `error` is raised once the attempts run out."""
 
     def __init__(self, error: EmbeddingError, retry_after: float | None = None) -> None:
@@ -145,18 +144,13 @@ class OpenAIEmbedder:
         return payload
 
     async def _post_with_retries(self, payload: dict[str, Any]) -> Any:
-        attempt = 0
-        while True:
-            try:
-                return await self._post(payload)
-            except TransientError as exc:
-                if attempt >= self._max_retries:
-                    raise exc.error from exc
-                await asyncio.sleep(self._backoff(attempt, exc.retry_after))
-            attempt += 1
-
-    def _backoff(self, attempt: int, retry_after: float | None) -> float:
-        return backoff_delay(attempt, self._backoff_base, self._backoff_max, retry_after)
+        try:
+            return await with_retries(
+                lambda: self._post(payload), max_retries=self._max_retries,
+                base_s=self._backoff_base, max_s=self._backoff_max,
+            )  # fmt: skip
+        except TransientError as exc:
+            raise exc.error from exc
 
     async def _post(self, payload: dict[str, Any]) -> Any:
         try:

@@ -340,6 +340,7 @@ def extract_entities(doc_or_text: Doc | str) -> list[Entity]:
 
 
 def extract_many(texts: Sequence[str], batch_size: int = 64) -> list[list[Entity]]:
-    """`extract_entities` for many texts, batched through spaCy (CPU-bound: call in a thread)."""
+    """`extract_entities` for many texts, batched through spaCy (CPU-bound: call it through
+    app.nlp.run_nlp)."""
     nlp = load_nlp()
     return [extract_entities(doc) for doc in nlp.pipe(texts, batch_size=batch_size)]

@@ -1,19 +1,10 @@
 """Queueing enrichment work (a leaf module, so that the embed job can chain into enrichment)."""
 
-import hashlib
 from collections.abc import Sequence
 
-from app.jobs.queue import JobQueue
+from app.jobs.queue import JobQueue, batch_key, batches
 
 ENRICH = "enrich"
-
-
-def enrich_job_key(memory_ids: Sequence[str], force: bool) -> str:
-    """One memory: its id; several: a digest of their ids. Forced jobs never coalesce with
-    ordinary ones, which would skip memories already enriched."""
-    digest = hashlib.sha1("/".join(sorted(memory_ids)).encode()).hexdigest()[:20]
-    key = memory_ids[0] if len(memory_ids) == 1 else f"batch-{digest}"
-    return f"force-{key}" if force else key
 
 
 def enrichment_enabled(jobs: JobQueue | None) -> bool:
@@ -23,12 +14,17 @@ def enrichment_enabled(jobs: JobQueue | None) -> bool:
 
 async def enqueue_enrichment(
     jobs: JobQueue | None, user_id: str, memory_ids: Sequence[str], *, force: bool = False
-) -> str | None:
-    """Queues one enrichment job for these memories of one user; returns its job id, or None
-    when enrichment is disabled (or this process has no queue)."""
-    if not enrichment_enabled(jobs) or not memory_ids:
-        return None
-    ids = list(memory_ids)
-    payload = {"memory_ids": ids, "force": force}
-    enqueued = await jobs.enqueue(ENRICH, [user_id, enrich_job_key(ids, force)], payload)
-    return enqueued.job_id
+) -> list[str]:
+    """Queues enrichment jobs (JOB_BATCH memories each) for these memories of one user; returns
+    their job ids, none when enrichment is disabled (or this process has no queue).
+
+    Forced jobs never coalesce with ordinary ones, which would skip memories already enriched.
+    """
+    if not enrichment_enabled(jobs):
+        return []
+    job_ids = []
+    for ids in batches(memory_ids):
+        key = ("force-" if force else "") + batch_key(ids)
+        enqueued = await jobs.enqueue(ENRICH, [user_id, key], {"memory_ids": ids, "force": force})
+        job_ids.append(enqueued.job_id)
+    return job_ids

@@ -13,7 +13,6 @@ from app.storage import enrichment as store
 
 router = APIRouter(tags=["entities"])
 
-REPROCESS_CHUNK = 32
 REPROCESS_MAX = 10_000
 
 
@@ -122,7 +121,5 @@ async def _queue_forced(runtime: Any, owners: list[tuple[str, str]]) -> list[str
     job_ids = []
     for user_id in sorted({owner for owner, _ in owners}):
         ids = sorted(memory_id for owner, memory_id in owners if owner == user_id)
-        for start in range(0, len(ids), REPROCESS_CHUNK):
-            chunk = ids[start : start + REPROCESS_CHUNK]
-            job_ids.append(await enqueue_enrichment(runtime.jobs, user_id, chunk, force=True))
+        job_ids += await enqueue_enrichment(runtime.jobs, user_id, ids, force=True)
     return job_ids

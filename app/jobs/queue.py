@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import json
 import logging
 import os
@@ -63,6 +64,20 @@ _REASONS = {
 }
 HISTORY_LEN = 10
 ERROR_LEN = 4000
+JOB_BATCH = 32  # memories per embed or enrich job: one embedding provider batch
+
+
+def batches(ids: Sequence[str], size: int = JOB_BATCH) -> list[list[str]]:
+    """The ids in order, `size` at a time: one job each."""
+    return [list(ids[start : start + size]) for start in range(0, len(ids), size)]
+
+
+def batch_key(ids: Sequence[str]) -> str:
+    """A job key for memories: one memory's id, or a digest of several ids (so that a repeated
+    scan of the same memories coalesces into the job already queued)."""
+    if len(ids) == 1:
+        return ids[0]
+    return "batch-" + hashlib.sha1("/".join(sorted(ids)).encode()).hexdigest()[:20]
 
 
 @dataclass(frozen=True)

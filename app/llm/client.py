@@ -14,7 +14,6 @@ with response_format json_schema (strict); a server that rejects it is switched,
 this client, to json_object with the schema in the system prompt.
 """
 
-import asyncio
 import logging
 import time
 from dataclasses import asdict, dataclass
@@ -24,8 +23,14 @@ from typing import Any
 import httpx
 
 from app.config import Settings
-from app.http_retry import backoff_delay
-from app.llm.errors import BudgetExhausted, CircuitOpen, LLMCallFailed, LLMUnavailable
+from app.http_retry import with_retries
+from app.llm.errors import (
+    BudgetExhausted,
+    CircuitOpen,
+    LLMCallFailed,
+    LLMUnavailable,
+    describe_error,
+)
 from app.llm.guards import CallBudget, CircuitBreaker, Clock, HourlyLimit
 from app.llm.wire import (
     JsonMode,
@@ -40,16 +45,6 @@ from app.llm.wire import (
     token_params,
     usage_counts,
 )
-
-__all__ = [
-    "BudgetExhausted",
-    "CallBudget",
-    "CircuitOpen",
-    "LLMCallFailed",
-    "LLMClient",
-    "LLMUnavailable",
-    "create_llm_client",
-]
 
 log = logging.getLogger(__name__)
 
@@ -183,7 +178,7 @@ class LLMClient:
 
     def _record_failure(self, error: LLMUnavailable, probing: bool) -> None:
         self._counts.failures += 1
-        self._last_error = f"{type(error).__name__}: {error}"
+        self._last_error = describe_error(error)
         self._last_error_at = datetime.now(UTC)
         if not probing or isinstance(error, CircuitOpen):
             return
@@ -244,19 +239,13 @@ class LLMClient:
             self._tokens[key] += value
 
     async def _post_with_retries(self, payload: dict[str, Any]) -> dict[str, Any]:
-        attempt = 0
-        while True:
-            try:
-                return await self._post(payload)
-            except TransientError as exc:
-                if attempt >= self._max_retries:
-                    raise
-                self._counts.retries += 1
-                await asyncio.sleep(self._backoff(attempt, exc.retry_after))
-            attempt += 1
+        return await with_retries(
+            lambda: self._post(payload), max_retries=self._max_retries,
+            base_s=self._backoff_base_s, max_s=self._backoff_max_s, on_retry=self._count_retry,
+        )  # fmt: skip
 
-    def _backoff(self, attempt: int, retry_after: float | None) -> float:
-        return backoff_delay(attempt, self._backoff_base_s, self._backoff_max_s, retry_after)
+    def _count_retry(self) -> None:
+        self._counts.retries += 1
 
     async def _post(self, payload: dict[str, Any]) -> dict[str, Any]:
         try:

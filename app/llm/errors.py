@@ -21,3 +21,8 @@ class BudgetExhausted(LLMUnavailable):
 
 class LLMCallFailed(LLMUnavailable):
     """The call failed after its retries, on a non-retryable error, or with an unusable answer."""
+
+
+def describe_error(error: BaseException) -> str:
+    """An error as shown in /enrichment/status: its class and its message."""
+    return f"{type(error).__name__}: {error}"

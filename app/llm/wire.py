@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 import httpx
 
-from app.http_retry import is_retryable_status, retry_after_seconds
+from app.http_retry import Retryable, is_retryable_status, retry_after_seconds
 from app.llm.errors import LLMCallFailed
 
 JsonMode = Literal["json_schema", "json_object"]
@@ -19,7 +19,7 @@ SCHEMA_REJECTION_MARKERS = ("response_format", "json_schema", "json schema", "st
 FENCED = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL | re.IGNORECASE)
 
 
-class TransientError(LLMCallFailed):
+class TransientError(LLMCallFailed, Retryable):
     """A failed attempt worth retrying (429, 5xx, timeout, lost connection)."""
 
     def __init__(self, message: str, retry_after: float | None = None) -> None:

@@ -16,6 +16,7 @@ from app.auth import memory_agent
 from app.classify import Classification, classify_by_patterns
 from app.enrichment.queueing import enqueue_enrichment
 from app.errors import BadRequest, Conflict, MemoryNotFound
+from app.jobs.queue import batches
 from app.memories.mirror import vector_payload, vector_point
 from app.memories.schemas import MemoryCreate, MemoryUpdate
 from app.memories.tasks import enqueue_embedding
@@ -28,7 +29,6 @@ log = logging.getLogger(__name__)
 
 VECTOR_COMPONENT = "qdrant"
 DELETE_CHUNK = 200
-EMBED_CHUNK = 32  # memories per embed job: one provider-sized batch
 
 
 @dataclass
@@ -192,8 +192,7 @@ async def _queue_embedding(stores: Stores, scope: Scope, memory_ids: list[str]) 
     """Queues embed jobs (provider-sized batches); "pending" if this process has no queue."""
     if stores.jobs is None or not memory_ids:
         return "pending"
-    for start in range(0, len(memory_ids), EMBED_CHUNK):
-        chunk = memory_ids[start : start + EMBED_CHUNK]
+    for chunk in batches(memory_ids):
         await enqueue_embedding(stores.jobs, scope.user_id, chunk)
     return "queued"
 
@@ -229,9 +228,8 @@ async def store_memories(
     if not mirrored:
         unembedded = ids  # given vectors did not reach the index either: embed them all
     embedding = await _queue_embedding(stores, scope, unembedded)
-    embedded = [memory_id for memory_id in ids if memory_id not in set(unembedded)]
-    for start in range(0, len(embedded), EMBED_CHUNK):
-        await enqueue_enrichment(stores.jobs, scope.user_id, embedded[start : start + EMBED_CHUNK])
+    waiting = set(unembedded)
+    await enqueue_enrichment(stores.jobs, scope.user_id, [i for i in ids if i not in waiting])
     return BatchStored(
         ids, len(ids) if mirrored else 0, 0 if mirrored else len(ids), embedding, deleted_before
     )
@@ -282,7 +280,7 @@ async def update(
     )
     if updated is None:
         raise Conflict(f"Memory {memory_id} was changed concurrently; read it again and retry")
-    await _mirror_update(stores, scope, updated, data.embedding, "content" in changes)
+    await mirror_update(stores, scope, updated, data.embedding, "content" in changes)
     return updated
 
 
@@ -315,14 +313,15 @@ def _changes(current: Memory, data: MemoryUpdate) -> dict[str, Any]:
     return given
 
 
-async def _mirror_update(
+async def mirror_update(
     stores: Stores,
     scope: Scope,
     memory: Memory,
     embedding: list[float] | None,
     content_changed: bool,
 ) -> None:
-    """New content invalidates the vector (re-embed); other changes only touch the payload."""
+    """Mirrors an update to the vector index: new content invalidates the vector (re-embed);
+    other changes only touch the payload."""
     if embedding is not None or content_changed:
         mirrored = await _mirror(stores, scope, [memory], {memory.id: embedding})
         if embedding is None or not mirrored:
@@ -345,7 +344,7 @@ async def delete(*, stores: Stores, scope: Scope, actor: str, memory_id: str) ->
     deleted = await stores.graph.delete_memories(scope, [memory_id], actor=actor, now=now)
     if not deleted:
         raise MemoryNotFound(memory_id)
-    await _unmirror(stores, deleted)
+    await unmirror(stores, deleted)
     return now
 
 
@@ -362,14 +361,15 @@ async def delete_by_tags(*, stores: Stores, scope: Scope, actor: str, tags: list
     total = 0
     while ids := await stores.graph.ids_by_tags(scope, tags, limit=DELETE_CHUNK):
         deleted = await stores.graph.delete_memories(scope, ids, actor=actor, now=to_iso(utc_now()))
-        await _unmirror(stores, deleted)
+        await unmirror(stores, deleted)
         total += len(deleted)
         if not deleted:
             break
     return total
 
 
-async def _unmirror(stores: Stores, ids: list[str]) -> None:
+async def unmirror(stores: Stores, ids: list[str]) -> None:
+    """Removes deleted memories' points; a failure is recorded and left to sync."""
     try:
         await stores.vectors.delete(ids)
     except (

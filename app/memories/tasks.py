@@ -5,14 +5,13 @@ backoff; after the last attempt the memory is marked `embedding_status=failed` (
 the dead letters with its error) and `POST /admin/reembed` can try again later.
 """
 
-import hashlib
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.embeddings import Embedder
 from app.enrichment.queueing import enqueue_enrichment
-from app.jobs.queue import JobContext, JobQueue
+from app.jobs.queue import JobContext, JobQueue, batch_key
 from app.memories.mirror import embedding_text, vector_point
 from app.models import Status
 from app.storage import Stores
@@ -32,17 +31,10 @@ class EmbedDeps:
     embed_with_date: bool = True
 
 
-def embed_job_key(memory_ids: Sequence[str]) -> str:
-    """One memory: its id; several: a digest of their ids (so a repeated scan coalesces)."""
-    if len(memory_ids) == 1:
-        return memory_ids[0]
-    return "batch-" + hashlib.sha1("/".join(sorted(memory_ids)).encode()).hexdigest()[:20]
-
-
 async def enqueue_embedding(jobs: JobQueue, user_id: str, memory_ids: Sequence[str]) -> str:
     """Queues one embed job for these memories of one user; returns its job id."""
     ids = list(memory_ids)
-    enqueued = await jobs.enqueue(EMBED, [user_id, embed_job_key(ids)], {"memory_ids": ids})
+    enqueued = await jobs.enqueue(EMBED, [user_id, batch_key(ids)], {"memory_ids": ids})
     return enqueued.job_id
 
 

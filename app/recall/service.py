@@ -130,7 +130,7 @@ async def recall(
     elif queries or params.embedding is not None:
         outcome = await _search(stores, embedder, scope, params, config, flt, queries, now)
         await _fall_back_outside_tags(
-            stores, embedder, scope, params, config, queries, now, outcome
+            stores, embedder, scope, params, config, queries, now, window, outcome
         )
     else:
         outcome = await _browse(stores, scope, params, window)
@@ -139,6 +139,12 @@ async def recall(
     outcome.queries = queries
     outcome.elapsed_ms = round((time.perf_counter() - started) * 1000, 2)
     return outcome
+
+
+def _add_timings(into: dict[str, float], more: dict[str, float]) -> None:
+    """Adds each step's milliseconds of `more` to `into` (rounded to 0.01 ms)."""
+    for step, elapsed in more.items():
+        into[step] = round(into.get(step, 0.0) + elapsed, 2)
 
 
 def _queries(params: RecallParams) -> list[str]:
@@ -150,7 +156,8 @@ def _queries(params: RecallParams) -> list[str]:
 
 async def _fall_back_outside_tags(
     stores: Stores, embedder: Embedder, scope: Scope, params: RecallParams,
-    config: RecallConfig, queries: list[str], now: datetime, outcome: RecallOutcome,
+    config: RecallConfig, queries: list[str], now: datetime, window: tuple | None,
+    outcome: RecallOutcome,
 ) -> None:  # fmt: skip
     """scope_fallback: fewer than `limit` results inside the tags → the best of the rest follow,
     flagged `outside_tag_scope`."""
@@ -160,12 +167,10 @@ async def _fall_back_outside_tags(
         return
     wider = replace(params, tags=[], scope_fallback=False, expand_relations=False,
                     expand_entities=False)  # fmt: skip
-    window, _ = time_window(wider, now)
     found = await _search(
         stores, embedder, scope, wider, config, vector_filter(scope, wider, window), queries, now
     )
-    for step, elapsed in found.timings.items():
-        outcome.timings[step] = round(outcome.timings.get(step, 0.0) + elapsed, 2)
+    _add_timings(outcome.timings, found.timings)
     shown = {hit.memory.id for hit in outcome.hits}
     extra = [hit for hit in found.hits if hit.memory.id not in shown][:missing]
     for hit in extra:
@@ -210,18 +215,17 @@ async def _search(
     degraded: set[str] = set()
     timings: dict[str, float] = {}
     vector_matched = 0
-    sub_queries = set(decompose.sub_queries(params.query)) if params.auto_decompose else set()
+    asked = {params.query, *params.queries}  # the rest of `queries` are auto_decompose's
     for query in queries or [""]:
         run = await run_channels(
             stores, embedder, query=query, vector=params.embedding, flt=flt,
             channels=params.channels, fetch=fetch, dense_query=_dense_query(query, config),
         )  # fmt: skip
         degraded |= run.degraded
-        for step, elapsed in run.timings.items():
-            timings[step] = timings.get(step, 0.0) + elapsed
+        _add_timings(timings, run.timings)
         vector_matched += len(run.hits.get("dense", []))
         ran = list(run.hits)
-        share = config.weights.sub_query_share if query in sub_queries else 1.0
+        share = 1.0 if query in asked else config.weights.sub_query_share
         for memory_id, candidate in rank.fuse(run.hits, share).items():
             kept = best.get(memory_id)
             if kept is None or rank.match_score(candidate, config.weights, ran) > rank.match_score(
@@ -240,7 +244,7 @@ async def _search(
     visible, ended = _current_state(facts, params, now)
     replaced = [i for i in (*visible, *ended) if i in found.replaced]
     heads = await _replacements(stores, scope, replaced, params, now)
-    timings["graph"] = (time.perf_counter() - read_started) * 1000
+    timings["graph"] = round((time.perf_counter() - read_started) * 1000, 2)
     visible.update({memory_id: ended[memory_id] for memory_id in ended if memory_id in heads})
     suppressed = len(facts) - len(visible)
     hits, floored = _score(best, visible, heads, params, config, now)
@@ -254,7 +258,7 @@ async def _search(
         hits=seeds + expansions, window=None, time_understood=True, degraded=sorted(degraded),
         suppressed=suppressed, replaced=len(heads), floored=floored + cut,
         vector_matched=vector_matched, expanded=len(expansions), cut=cut,
-        timings={step: round(ms, 2) for step, ms in timings.items()},
+        timings=timings,
     )  # fmt: skip
 
 

@@ -4,8 +4,8 @@ them. Each pattern is `fullmatch`ed against a prepared clause; its named groups 
 
 import re
 
+from app.enrichment.wordlists import word_set
 from app.remember.dates import WEEKDAYS
-from app.remember.values import word_set
 
 AM = r"(?:'m|\s+am)"
 NOW = r"(?:(?:currently|still|now|also)\s+)?"

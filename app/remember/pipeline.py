@@ -23,7 +23,7 @@ from app.jobs.queue import JobQueue
 from app.llm import CallBudget, LLMClient, LLMUnavailable
 from app.memories.mirror import embedding_text
 from app.memories.schemas import MemoryCreate, SourceIn
-from app.memories.service import build_memory, store_memories
+from app.memories.service import build_memory, mirror_update, store_memories
 from app.models import Layer, Memory, to_iso, utc_now
 from app.nlp import run_nlp
 from app.remember.contradiction import contradicts_by_llm, contradicts_by_rules
@@ -244,6 +244,7 @@ async def _supersede(deps: RememberDeps, scope: Scope, old: Memory, new: Memory)
     )  # fmt: skip
     if updated is None:
         return False  # changed meanwhile; the next mention will be checked again
+    await mirror_update(deps.stores, scope, updated, None, content_changed=False)
     reason = {"reason": "contradicted by a newer fact", "timestamp": new.timestamp}
     row = {"i": 0, "a": old.id, "b": new.id, "strength": 1.0, "props": reason}
     await edges.create_edges(

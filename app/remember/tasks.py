@@ -8,10 +8,12 @@ finds the session active again since it was scheduled does nothing (a later one 
 """
 
 import uuid
+from collections import defaultdict
 from datetime import datetime, timedelta
 from typing import Any
 
 from app.jobs.queue import JobContext, JobQueue
+from app.memories.service import unmirror
 from app.models import to_iso, utc_now
 from app.remember.consolidation import consolidate
 from app.remember.facts import Turn
@@ -112,10 +114,12 @@ async def delete_expired_raw(deps: Any, retention_days: float) -> int:
 
 async def _delete_expired(deps: Any, expired: list[tuple[str, str | None, str]]) -> int:
     now, gone = to_iso(utc_now()), []
-    for user_id, agent_id in sorted({(u, a or "") for u, a, _ in expired}):
-        ids = [i for u, a, i in expired if u == user_id and (a or "") == agent_id]
-        scope = Scope(user_id, agent_id or None)
+    by_scope: dict[tuple[str, str | None], list[str]] = defaultdict(list)
+    for user_id, agent_id, memory_id in expired:
+        by_scope[(user_id, agent_id)].append(memory_id)
+    for (user_id, agent_id), ids in by_scope.items():
+        scope = Scope(user_id, agent_id)
         gone += await deps.stores.graph.delete_memories(scope, ids, actor="retention", now=now)
     if gone:
-        await deps.stores.vectors.delete(gone)
+        await unmirror(deps.stores, gone)
     return len(gone)

@@ -6,10 +6,7 @@ negated or too long.
 
 import re
 
-
-def word_set(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
+from app.enrichment.wordlists import word_set
 
 # A value ends at punctuation or where a subordinate clause begins.
 VALUE_END = re.compile(

@@ -4,7 +4,6 @@ import pytest
 
 from app.enrichment.entities import (
     ENTITY_CATEGORIES,
-    Entity,
     clean_name,
     extract_entities,
     extract_many,
@@ -156,12 +155,6 @@ def test_text_without_entities():
 def test_batch_equals_one_by_one():
     texts = [text for text, _ in CASES[::4]]
     assert extract_many(texts, batch_size=7) == [extract_entities(text) for text in texts]
-
-
-def test_entities_are_hashable_values():
-    assert {Entity("Sarah", "people", "sarah"), Entity("Sarah", "people", "sarah")} == {
-        Entity("Sarah", "people", "sarah")
-    }
 
 
 @pytest.mark.parametrize(
