@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from app.auth import KeyRing, build_keyring, load_or_create_local_key
 from app.classify import ClassificationStats
 from app.config import Settings
-from app.embeddings import Embedder, LocalEmbedder, create_embedder
+from app.embeddings import Embedder, create_embedder
 from app.enrichment.tasks import EnrichmentConfig
 from app.jobs.queue import JobQueue, JobRunner
 from app.jobs.registry import job_kinds
@@ -215,10 +215,7 @@ async def _warm_up(embedder: Embedder) -> None:
     retry until it recovers.
     """
     try:
-        if isinstance(embedder, LocalEmbedder):
-            await embedder.warm_up()  # both sessions: background batches and queries
-        else:
-            await embedder.embed(["warm up"])
+        await embedder.warm_up()
     except Exception as exc:  # already recorded by the embedder's health tracker
         log.error("embedder %s is not working: %s", embedder.name, exc)
 

@@ -36,6 +36,10 @@ class Embedder(Protocol):
         """The vector of one search query, from the same model."""
         ...
 
+    async def warm_up(self) -> None:
+        """Loads and runs the model once, so that a broken setup shows at start-up."""
+        ...
+
     async def close(self) -> None:
         """Releases threads, sessions and connections."""
         ...

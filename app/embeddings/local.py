@@ -143,12 +143,6 @@ class MiniLM:
         self._session = session
         self._needs_token_types = any(i.name == "token_type_ids" for i in session.get_inputs())
 
-    @classmethod
-    def load(cls, model_path: Path, tokenizer_path: Path, threads: int) -> "MiniLM":
-        """Verifies both files against their pins, then loads them."""
-        tokenizer = load_tokenizer(verify(tokenizer_path, TOKENIZER_FILE.sha256))
-        return cls(tokenizer, load_session(verify(model_path, ONNX_FILE.sha256), threads))
-
     def tokenize(self, texts: list[str]) -> list[Encoding]:
         """Token ids of each text, truncated, unpadded."""
         return self._tokenizer.encode_batch(texts)
@@ -184,6 +178,7 @@ class LocalEmbedder:
         self._threads = threads
         self._model_path = model_path
         self._tokenizer_path = tokenizer_path
+        self._files: tuple[Path, Path] | None = None  # verified once, see _verified_files
         # One thread: the ONNX session already uses `threads` cores, and batches queue fairly.
         self._executor = ThreadPoolExecutor(
             max_workers=1, thread_name_prefix="embed-local", initializer=_background_priority
@@ -256,14 +251,22 @@ class LocalEmbedder:
 
     def _new_minilm(self) -> MiniLM:
         """A session whose ONNX threads inherit the priority of the thread that creates it."""
-        model_path = self._model_path or locate(ONNX_FILE)
-        tokenizer_path = self._tokenizer_path or locate(TOKENIZER_FILE)
         try:
-            return MiniLM.load(model_path, tokenizer_path, self._threads)
+            model_path, tokenizer_path = self._verified_files()
+            return MiniLM(load_tokenizer(tokenizer_path), load_session(model_path, self._threads))
         except EmbeddingError:
             raise
         except Exception as exc:
             raise EmbedderUnavailable(f"cannot load the local model: {exc}") from exc
+
+    def _verified_files(self) -> tuple[Path, Path]:
+        """The model and tokenizer files, checked against their pins once (both sessions load
+        them; hashing the 23 MB model twice would slow the start)."""
+        if self._files is None:
+            model = verify(self._model_path or locate(ONNX_FILE), ONNX_FILE.sha256)
+            tokenizer = self._tokenizer_path or locate(TOKENIZER_FILE)
+            self._files = (model, verify(tokenizer, TOKENIZER_FILE.sha256))
+        return self._files
 
     async def _run(
         self, fn: Callable[..., T], *args: Any, executor: ThreadPoolExecutor | None = None

@@ -118,6 +118,10 @@ class OpenAIEmbedder:
         """The vector of one query."""
         return (await self.embed([text]))[0]
 
+    async def warm_up(self) -> None:
+        """One embedding call, so that a broken setup shows at start-up."""
+        await self.embed(["warm up"])
+
     async def close(self) -> None:
         """Closes the HTTP connections."""
         self._closed = True

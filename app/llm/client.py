@@ -14,8 +14,10 @@ with response_format json_schema (strict); a server that rejects it is switched,
 this client, to json_object with the schema in the system prompt.
 """
 
+import functools
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -115,7 +117,9 @@ class LLMClient:
         probing = self._admit(budget)
         try:
             answer = await self._complete(
-                system, user, schema, schema_name, max_tokens, temperature
+                functools.partial(
+                    self._payload, system, user, schema, schema_name, max_tokens, temperature
+                )
             )
         except LLMUnavailable as exc:
             self._record_failure(exc, probing)
@@ -189,18 +193,9 @@ class LLMClient:
         else:
             self._circuit.close()
 
-    async def _complete(
-        self,
-        system: str,
-        user: str,
-        schema: dict[str, Any],
-        schema_name: str,
-        max_tokens: int,
-        temperature: float | None,
-    ) -> dict[str, Any]:
-        def payload() -> dict[str, Any]:
-            return self._payload(system, user, schema, schema_name, max_tokens, temperature)
-
+    async def _complete(self, payload: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """Posts the request `payload()` builds; if the server refuses JSON schema output, builds
+        it again in JSON-object mode (from now on) and posts that."""
         try:
             body = await self._post_with_retries(payload())
         except SchemaRejected as exc:

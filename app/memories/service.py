@@ -304,6 +304,7 @@ def _changes(current: Memory, data: MemoryUpdate) -> dict[str, Any]:
     if "content" in given:
         given["content_hash"] = content_hash(given["content"])
         given["embedding_status"] = Status.PENDING.value
+        given["enrichment_status"] = Status.PENDING.value  # new content: enriched again
     _check_validity(
         given.get("t_valid", current.t_valid), given.get("t_invalid", current.t_invalid)
     )

@@ -127,19 +127,16 @@ def _calendar_day(m: re.Match[str], today: date, future: bool) -> date | None:
     return day
 
 
-def _explicit(m: re.Match[str], today: date, future: bool) -> Resolved | None:
-    day = _calendar_day(m, today, future)
-    return _on_day(day) if day else None
+def _calendar(
+    resolve: Callable[[date], Resolved],
+) -> Callable[[re.Match[str], date, bool], Resolved | None]:
+    """A resolver for a written date: the day it names (if it exists), then `resolve`."""
 
+    def resolved(m: re.Match[str], today: date, future: bool) -> Resolved | None:
+        day = _calendar_day(m, today, future)
+        return resolve(day) if day else None
 
-def _week_of(m: re.Match[str], today: date, future: bool) -> Resolved | None:
-    day = _calendar_day(m, today, future)
-    return _in_week(day) if day else None
-
-
-def _weekend_of(m: re.Match[str], today: date, future: bool) -> Resolved | None:
-    day = _calendar_day(m, today, future)
-    return _on_weekend(day) if day else None
+    return resolved
 
 
 def _relative_day(m: re.Match[str], today: date, future: bool) -> Resolved:
@@ -179,16 +176,16 @@ def _year(m: re.Match[str], today: date, future: bool) -> Resolved:
 
 # In priority order: the first pattern that matches and resolves wins.
 DATE_RESOLVERS: tuple[tuple[re.Pattern[str], Callable[..., Resolved | None]], ...] = (
-    (WEEK_OF, _week_of),
-    (WEEKEND_OF, _weekend_of),
+    (WEEK_OF, _calendar(_in_week)),
+    (WEEKEND_OF, _calendar(_on_weekend)),
     (RELATIVE_DAY, _relative_day),
     (QUALIFIED_WEEKDAY, _weekday),
     (QUALIFIED_PERIOD, _period),
     (AGO, _count),
     (IN_N, _count),
-    (DAY_MONTH_DATE, _explicit),
-    (MONTH_DAY_DATE, _explicit),
-    (ISO_DATE, _explicit),
+    (DAY_MONTH_DATE, _calendar(_on_day)),
+    (MONTH_DAY_DATE, _calendar(_on_day)),
+    (ISO_DATE, _calendar(_on_day)),
     (IN_MONTH, _month),
     (IN_YEAR, _year),
 )

@@ -27,7 +27,7 @@ from app.memories.service import build_memory, mirror_update, store_memories
 from app.models import Layer, Memory, to_iso, utc_now
 from app.nlp import run_nlp
 from app.remember.contradiction import contradicts_by_llm, contradicts_by_rules
-from app.remember.facts import ExtractedFact, Turn, filter_by_attribution
+from app.remember.facts import ASSISTANT, ExtractedFact, Turn, filter_by_attribution
 from app.remember.llm_extract import extract_facts_with_llm
 from app.remember.rules import extract_facts_by_rules
 from app.scope import Scope
@@ -128,7 +128,8 @@ def _fact_memory(talk: Conversation, fact: ExtractedFact) -> Memory:
     """A raw memory for one fact, with its provenance; past events are dated when they happened."""
     said_at = _said_at(talk, fact)
     when = fact.event_time if fact.event_time and fact.event_time <= said_at else said_at
-    agent = (talk.agent_id or talk.scope_agent) if fact.subject == "assistant" else None
+    # Facts about the assistant survive filter_by_attribution only when the turn names an agent.
+    agent = talk.agent_id if fact.subject == ASSISTANT else None
     data = MemoryCreate(
         content=fact.content,
         type=fact.type,

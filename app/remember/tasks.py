@@ -85,8 +85,7 @@ async def consolidate_job(ctx: JobContext) -> dict[str, Any]:
     """Handler of `consolidate` jobs: ids = [user_id, session_id, activity when scheduled]."""
     deps: RememberDeps = ctx.deps
     user_id, session_id, activity = ctx.ids[0], ctx.ids[1], int(ctx.ids[2])
-    state = await sessions.session(deps.stores.graph, user_id, session_id)
-    if state is None or state["activity"] != activity:
+    if await sessions.session_activity(deps.stores.graph, user_id, session_id) != activity:
         return {"skipped": "the session was active again; a later consolidation is scheduled"}
     return (await consolidate(deps, user_id, session_id)).as_dict()
 

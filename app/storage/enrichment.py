@@ -74,13 +74,17 @@ SET r.entity = x.slug, r.strength = 0.5, r.updated_at = $now
 RETURN count(r)
 """
 # A type seen often enough (≥ $min_others other confident memories of the owner) is a pattern;
-# each example strengthens it (AutoMem's 0.35 + 0.05 per observation, capped at 0.95).
+# each example strengthens it (AutoMem's 0.35 + 0.05 per observation, capped at 0.95). The
+# owner's confident memories are counted once per type in the batch, not once per memory.
 LINK_PATTERNS = """
 UNWIND $ids AS id
 MATCH (m:Memory {id: id}) WHERE m.user_id = $user_id
-OPTIONAL MATCH (o:Memory {user_id: $user_id, type: m.type})
-WHERE o.id <> m.id AND o.confidence > 0.5
-WITH m, count(o) AS others WHERE others >= $min_others
+WITH m.type AS type, collect(m) AS batch
+OPTIONAL MATCH (o:Memory {user_id: $user_id, type: type}) WHERE o.confidence > 0.5
+WITH batch, count(o) AS confident
+UNWIND batch AS m
+WITH m, confident - CASE WHEN m.confidence > 0.5 THEN 1 ELSE 0 END AS others
+WHERE others >= $min_others
 MERGE (p:Pattern {user_id: $user_id, type: m.type})
 ON CREATE SET p.created_at = $now, p.observations = 0
 MERGE (m)-[e:EXEMPLIFIES]->(p)

@@ -18,9 +18,9 @@ SET s.last_activity = $now, s.activity = s.activity + 1, s.turns = s.turns + $tu
     s.agent_id = $agent_id
 RETURN s.activity
 """
-SESSION = """
+SESSION_ACTIVITY = """
 MATCH (s:Session {user_id: $user_id, session_id: $session_id})
-RETURN s.activity, s.last_activity, s.consolidated_at, s.agent_id
+RETURN s.activity
 """
 MARK_CONSOLIDATED = """
 MATCH (s:Session {user_id: $user_id, session_id: $session_id})
@@ -91,13 +91,10 @@ async def touch_session(
     return int(rows[0][0])
 
 
-async def session(graph: GraphStore, user_id: str, session_id: str) -> dict[str, Any] | None:
-    rows = await graph.ro_query(SESSION, {"user_id": user_id, "session_id": session_id})
-    if not rows:
-        return None
-    return dict(
-        zip(("activity", "last_activity", "consolidated_at", "agent_id"), rows[0], strict=True)
-    )
+async def session_activity(graph: GraphStore, user_id: str, session_id: str) -> int | None:
+    """How many /remember calls the session has had (None if it does not exist)."""
+    rows = await graph.ro_query(SESSION_ACTIVITY, {"user_id": user_id, "session_id": session_id})
+    return int(rows[0][0]) if rows else None
 
 
 async def mark_consolidated(graph: GraphStore, user_id: str, session_id: str, now: str) -> None:

@@ -99,7 +99,7 @@ async def test_retries_a_rate_limit_that_is_not_a_quota_error(server, clock):
     await client.close()
 
 
-async def test_quota_is_read_from_the_error_code_type_or_message(server, clock):
+async def test_a_quota_message_opens_the_circuit_a_rate_limit_does_not(server, clock):
     server.config.chat_script = [
         ChatError(429, "Rate limit reached for requests per min", type="requests"),
         '{"answer": "after a rate limit"}',

@@ -285,12 +285,6 @@ def session_of(contents: list[str]) -> Session | None:
     return next((s for s in SESSIONS if contents[:1] == [s.turns[0].content]), None)
 
 
-def fake_llm_extraction(turns: list[Turn]) -> dict[str, Any]:
-    """What an LLM would answer for a scripted session ({"facts": []} for anything else)."""
-    session = session_of([t.content for t in turns])
-    return session.llm_answer if session else {"facts": []}
-
-
 def fake_chat_reply(messages: list[dict[str, Any]]) -> str:
     """A FakeOpenAI `chat_reply`: reads the JSON lines of our extraction prompt, answers in JSON."""
     prompt = messages[-1]["content"]

@@ -15,7 +15,7 @@ from app.remember.llm_extract import (
     parse_fact,
 )
 from tests.remember.fakes import FakeLLM
-from tests.remember.script import AGENT_ID, SESSIONS, Session, fake_chat_reply, fake_llm_extraction
+from tests.remember.script import AGENT_ID, SESSIONS, Session, fake_chat_reply
 
 NOW = datetime(2024, 3, 15, 10, 0, tzinfo=UTC)
 NOON_14 = datetime(2024, 3, 14, 12, tzinfo=UTC)
@@ -48,7 +48,7 @@ async def extract(answer: dict[str, Any], **kwargs: Any) -> tuple[list, FakeLLM]
 
 @pytest.mark.parametrize("session", SESSIONS, ids=lambda s: s.session_id)
 async def test_the_scripted_answers_parse_in_full(session: Session) -> None:
-    llm = FakeLLM(fake_llm_extraction(session.turns))
+    llm = FakeLLM(session.llm_answer)
 
     facts = await extract_facts_with_llm(llm, session.turns, role=None, agent_id=AGENT_ID)
 

@@ -17,11 +17,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.models import to_iso
 from tests.conftest import ALICE_KEY, auth, free_port
 from tests.fake_openai import FakeOpenAI, FakeOpenAIConfig
 from tests.remember.script import SESSION_1
-from tests.remember.test_remember_flow import llm_reply
+from tests.remember.test_remember_flow import llm_reply, remember_body
 
 ROOT = Path(__file__).resolve().parents[2]
 ALICE = auth(ALICE_KEY)
@@ -97,12 +96,7 @@ def service_env(data_dir: Path, llm: FakeOpenAI) -> dict[str, str]:
 
 
 def remember_session(base_url: str) -> str:
-    messages = [
-        {"role": t.role, "content": t.content, "timestamp": to_iso(t.timestamp),
-         "message_id": t.message_id}
-        for t in SESSION_1.turns
-    ]  # fmt: skip
-    body = {"messages": messages, "session_id": SESSION_1.session_id}
+    body = remember_body(SESSION_1)
     accepted = httpx.post(f"{base_url}/remember", json=body, headers=ALICE, timeout=10)
     assert accepted.status_code == 202, accepted.text
     return accepted.json()["job_id"]
