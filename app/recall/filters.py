@@ -21,7 +21,7 @@ def matches(facts: dict[str, Any], flt: VectorFilter) -> bool:
         and _in(facts.get("type"), flt.types)
         and _in(facts.get("layer"), flt.layers)
         and _in(facts.get("role"), flt.roles)
-        and set(flt.label_pairs_all or ()) <= set(label_pairs(_labels(facts.get("labels"))))
+        and _labels_pass(facts, flt)
         and _time_passes(facts.get(flt.time_field), flt)
         and (flt.include_archived or not facts.get("archived"))
     )
@@ -37,6 +37,13 @@ def _tags_pass(facts: dict[str, Any], flt: VectorFilter) -> bool:
         and not tags.intersection(flt.exclude_tags or ())
         and not prefixes.intersection(flt.exclude_tag_prefixes or ())
     )
+
+
+def _labels_pass(facts: dict[str, Any], flt: VectorFilter) -> bool:
+    # Without a label filter, the labels' JSON is not parsed: most recalls have none.
+    if not flt.label_pairs_all:
+        return True
+    return set(flt.label_pairs_all) <= set(label_pairs(_labels(facts.get("labels"))))
 
 
 def _in(value: Any, allowed: list[str] | None) -> bool:

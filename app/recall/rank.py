@@ -14,7 +14,7 @@ ranked where it did.
 import functools
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -99,8 +99,24 @@ def match_score(candidate: Candidate, weights: Weights, channels: list[str]) -> 
 def fused_score(candidate: Candidate, weights: Weights, channels: list[str]) -> float:
     """Weighted RRF over the ranked channels that ran, normalised so rank 0 everywhere gives 1,
     times the candidate's share."""
-    ranked = [c for c in channels if c != CONTEXT]
-    best = sum(weights.channel_weights.get(c, 1.0) / weights.rrf_k for c in ranked)
+    return _normalised_rrf(candidate, weights, _best_rrf(weights, channels))
+
+
+def fused_scores(
+    candidates: Iterable[Candidate], weights: Weights, channels: list[str]
+) -> dict[str, float]:
+    """fused_score of each candidate, by id (the normaliser computed once)."""
+    best = _best_rrf(weights, channels)
+    return {c.id: _normalised_rrf(c, weights, best) for c in candidates}
+
+
+def _best_rrf(weights: Weights, channels: list[str]) -> float:
+    """The weighted RRF of rank 0 in every ranked channel that ran."""
+    ranked = (c for c in channels if c != CONTEXT)
+    return sum(weights.channel_weights.get(c, 1.0) / weights.rrf_k for c in ranked)
+
+
+def _normalised_rrf(candidate: Candidate, weights: Weights, best: float) -> float:
     if not best:
         return 0.0
     fused = sum(
@@ -166,13 +182,17 @@ def score(
     adjust: bool = True,
     names: Sequence[str] = (),
     priority: "ContextPriority | None" = None,
+    fused: float | None = None,
 ) -> Scored:
     """The final score of one candidate and its components; `adjust=False` keeps pure match.
 
     `memory` holds the ranking facts (importance, confidence, timestamp, layer, superseded, and
-    content for the name term); `names` are the people the query names (names.query_names).
+    content for the name term); `names` are the people the query names (names.query_names);
+    `fused` is the candidate's fused_score, if the caller has it already.
     """
-    match = match_score(candidate, weights, channels)
+    if fused is None:
+        fused = fused_score(candidate, weights, channels)
+    match = fused + candidate.context
     components = {
         "match": round(match, 6),
         "vector": round(candidate.scores.get("dense", 0.0), 6),

@@ -212,6 +212,7 @@ async def _search(
 ) -> RecallOutcome:
     fetch = min(max(params.limit * FETCH_FACTOR, FETCH_MIN), FETCH_MAX)
     best: dict[str, tuple[rank.Candidate, str, list[str]]] = {}
+    fused: dict[str, float] = {}  # id -> fused match of its entry in `best`, computed once
     degraded: set[str] = set()
     timings: dict[str, float] = {}
     vector_matched = 0
@@ -226,20 +227,21 @@ async def _search(
         vector_matched += len(run.hits.get("dense", []))
         ran = list(run.hits)
         share = 1.0 if query in asked else config.weights.sub_query_share
-        for memory_id, candidate in rank.fuse(run.hits, share).items():
-            kept = best.get(memory_id)
-            if kept is None or rank.match_score(candidate, config.weights, ran) > rank.match_score(
-                kept[0], config.weights, kept[2]
-            ):
+        candidates = rank.fuse(run.hits, share)
+        scores = rank.fused_scores(candidates.values(), config.weights, ran)
+        for memory_id, candidate in candidates.items():
+            match = scores[memory_id] + candidate.context
+            if memory_id not in best or match > _match(best, fused, memory_id):
                 best[memory_id] = (candidate, query, ran)
-    lifted_from = _context_seeds(best, config) if "context" in params.channels else []
+                fused[memory_id] = scores[memory_id]
+    lifted_from = _context_seeds(fused, config) if "context" in params.channels else []
     read_started = time.perf_counter()
     found = await stores.graph.recall_candidates(
-        scope, _shortlist(best, params, config), lifted_from
+        scope, _shortlist(best, fused, params), lifted_from
     )
-    _lift_neighbour_turns(best, found.neighbours, config)
+    _lift_neighbour_turns(best, fused, found.neighbours, config)
     # Lifts only raise scores, so the shortlist after them is among what was just read.
-    pool = [i for i in _shortlist(best, params, config) if i in found.properties]
+    pool = [i for i in _shortlist(best, fused, params) if i in found.properties]
     facts = {i: found.properties[i] for i in pool if filters.matches(found.properties[i], flt)}
     visible, ended = _current_state(facts, params, now)
     replaced = [i for i in (*visible, *ended) if i in found.replaced]
@@ -247,7 +249,7 @@ async def _search(
     timings["graph"] = round((time.perf_counter() - read_started) * 1000, 2)
     visible.update({memory_id: ended[memory_id] for memory_id in ended if memory_id in heads})
     suppressed = len(facts) - len(visible)
-    hits, floored = _score(best, visible, heads, params, config, now)
+    hits, floored = _score(best, fused, visible, heads, params, config, now)
     seeds = _order(hits, params)[: params.limit]
     cut = 0
     if uses_adaptive_floor(params):
@@ -301,21 +303,21 @@ def _dense_query(query: str, config: RecallConfig) -> str | None:
     return stripped if stripped and stripped != query else None
 
 
-def _context_seeds(
-    best: dict[str, tuple[rank.Candidate, str, list[str]]], config: RecallConfig
-) -> list[str]:
+def _context_seeds(fused: dict[str, float], config: RecallConfig) -> list[str]:
     """The best `context_seeds` candidates by fused match: their neighbouring turns get a lift."""
-    return sorted(best, key=lambda i: -_fused(best[i], config))[: config.context_seeds]
+    return sorted(fused, key=lambda i: -fused[i])[: config.context_seeds]
 
 
-def _fused(entry: tuple[rank.Candidate, str, list[str]], config: RecallConfig) -> float:
-    candidate, _, ran = entry
-    return rank.fused_score(candidate, config.weights, ran)
+def _match(
+    best: dict[str, tuple[rank.Candidate, str, list[str]]], fused: dict[str, float], memory_id: str
+) -> float:
+    """rank.match_score of a candidate in `best`, from its fused match computed once."""
+    return fused[memory_id] + best[memory_id][0].context
 
 
 def _lift_neighbour_turns(
-    best: dict[str, tuple[rank.Candidate, str, list[str]]], neighbours: list[tuple[str, str]],
-    config: RecallConfig,
+    best: dict[str, tuple[rank.Candidate, str, list[str]]], fused: dict[str, float],
+    neighbours: list[tuple[str, str]], config: RecallConfig,
 ) -> None:  # fmt: skip
     """The context channel: the turns just before and after the best matches.
 
@@ -326,8 +328,11 @@ def _lift_neighbour_turns(
     """
     for seed, neighbour in neighbours:
         _, query, ran = best[seed]
-        lift = rank.context_lift(_fused(best[seed], config), config.weights)
-        candidate, _, _ = best.setdefault(neighbour, (rank.Candidate(neighbour), query, ran))
+        lift = rank.context_lift(fused[seed], config.weights)
+        if neighbour not in best:
+            best[neighbour] = (rank.Candidate(neighbour), query, ran)
+            fused[neighbour] = rank.fused_score(best[neighbour][0], config.weights, ran)
+        candidate = best[neighbour][0]
         candidate.context = max(candidate.context, lift)
 
 
@@ -337,8 +342,8 @@ SHORTLIST_MIN = 30
 
 def _shortlist(
     best: dict[str, tuple[rank.Candidate, str, list[str]]],
+    fused: dict[str, float],
     params: RecallParams,
-    config: RecallConfig,
 ) -> list[str]:
     """The candidates worth reading from the graph: the best by fused match.
 
@@ -347,7 +352,7 @@ def _shortlist(
     """
     if params.sort != "score":
         return list(best)
-    ordered = sorted(best, key=lambda i: -rank.match_score(best[i][0], config.weights, best[i][2]))
+    ordered = sorted(best, key=lambda i: -_match(best, fused, i))
     return ordered[: max(params.limit * SHORTLIST_FACTOR, SHORTLIST_MIN)]
 
 
@@ -388,6 +393,7 @@ async def _replacements(
 
 def _score(
     best: dict[str, tuple[rank.Candidate, str, list[str]]],
+    fused: dict[str, float],
     visible: dict[str, dict],
     heads: dict[str, Memory],
     params: RecallParams,
@@ -407,6 +413,7 @@ def _score(
         scored = rank.score(
             candidate, facts, now=now, weights=config.weights, channels=ran,
             adjust=params.rerank, names=names[query], priority=params.priority,
+            fused=fused[memory_id],
         )  # fmt: skip
         if scored.score < params.min_score:
             floored += 1

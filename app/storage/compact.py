@@ -11,6 +11,7 @@ from typing import Any
 from falkordb.helpers import stringify_param_value
 
 NULL, STRING, INTEGER, BOOLEAN, DOUBLE, ARRAY, MAP = 1, 2, 3, 4, 5, 6, 10
+AS_IS = frozenset((STRING, INTEGER))  # kinds whose raw value is the Python value
 
 
 def params_header(params: dict[str, Any]) -> str:
@@ -31,7 +32,7 @@ def rows(reply: list) -> list[list[Any]]:
 def value(cell: list) -> Any:
     """One compact value, `[type, raw]`, as a Python value."""
     kind, raw = cell
-    if kind in (STRING, INTEGER):
+    if kind in AS_IS:
         return raw
     if kind == NULL:
         return None
@@ -39,10 +40,15 @@ def value(cell: list) -> Any:
         return float(raw)
     if kind == BOOLEAN:
         return raw == "true"
+    # Most items of a node's lists and maps are strings or integers, taken as they are here:
+    # a call per item would be most of the parsing time.
     if kind == ARRAY:
-        return [value(item) for item in raw]
+        return [item[1] if item[0] in AS_IS else value(item) for item in raw]
     if kind == MAP:
-        return {raw[i]: value(raw[i + 1]) for i in range(0, len(raw), 2)}
+        return {
+            key: item[1] if item[0] in AS_IS else value(item)
+            for key, item in zip(raw[::2], raw[1::2], strict=True)
+        }
     raise TypeError(
         f"compact value of type {kind} is not read here: return properties(n) instead of nodes"
     )

@@ -100,7 +100,7 @@ def test_the_dense_query_leaves_the_names_out():
 async def test_neighbouring_turns_obey_the_request_filters(app_client: httpx.AsyncClient):
     turns = [
         {"content": "Which bakery sells the rye loaf?", "tags": ["food"],
-         "source": {"session_id": "s-bread"}},
+         "labels": {"topic": "bread"}, "source": {"session_id": "s-bread"}},
         {"content": "The one on Elm Street, near the station", "tags": ["places"],
          "type": "Fact", "source": {"session_id": "s-bread"}},
     ]  # fmt: skip
@@ -110,7 +110,9 @@ async def test_neighbouring_turns_obey_the_request_filters(app_client: httpx.Asy
     query = {"query": "bakery rye loaf", "limit": 5}
     unfiltered = (await app_client.get("/recall", params=query, headers=H)).json()
     assert ids[1] in [r["id"] for r in unfiltered["results"]]  # reached as a neighbour
-    for narrowing in ({"tags": "food"}, {"exclude_tags": "places"}, {"type": "Context"}):
+    for narrowing in (
+        {"tags": "food"}, {"exclude_tags": "places"}, {"type": "Context"}, {"labels": "topic=bread"}
+    ):  # fmt: skip
         body = (await app_client.get("/recall", params={**query, **narrowing}, headers=H)).json()
         found = [r["id"] for r in body["results"]]
         assert ids[0] in found and ids[1] not in found, narrowing

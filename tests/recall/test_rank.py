@@ -78,6 +78,21 @@ def test_rank_orders_by_score_then_match_then_id():
     assert [s.id for s in rank.rank(items)] == ["d", "c", "a", "b"]
 
 
+def test_fused_scores_at_once_are_each_fused_score_exactly():
+    channels = ["dense", "bm25", "context"]
+    candidates = [
+        rank.Candidate("a", ranks={"dense": 0, "bm25": 3}),
+        rank.Candidate("b", ranks={"bm25": 1}, share=0.5),
+        rank.Candidate("c", context=0.3),
+    ]
+    at_once = rank.fused_scores(candidates, W, channels)
+    assert at_once == {c.id: rank.fused_score(c, W, channels) for c in candidates}
+    memory = {"importance": 0.7, "timestamp": "2026-06-03T00:00:00+00:00", "content": "x"}
+    for c in candidates:
+        given = rank.score(c, memory, now=NOW, weights=W, channels=channels, fused=at_once[c.id])
+        assert given == rank.score(c, memory, now=NOW, weights=W, channels=channels)
+
+
 def test_context_is_a_lift_not_a_ranked_channel():
     even = rank.Weights(channel_weights={"dense": 1.0, "bm25": 1.0}, rrf_k=5, context=0.5)
     seed = rank.Candidate("s", ranks={"dense": 0, "bm25": 1})
