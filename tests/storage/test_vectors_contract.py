@@ -477,6 +477,31 @@ async def test_data_survives_close_and_reopen(harness: Harness) -> None:
     assert [h.id for h in await index.search_sparse("narwhal", flt(), 5)] == [p.id]
 
 
+async def test_embedding_model_is_recorded_and_survives_reopen(harness: Harness) -> None:
+    assert await harness.index.embedding_model() is None
+
+    await harness.index.set_embedding_model("model-a")
+    await harness.index.set_embedding_model("model-b")
+    index = await harness.reopen(DIM)
+
+    assert await index.embedding_model() == "model-b"
+
+
+async def test_drop_dense_keeps_payloads_and_keywords(harness: Harness) -> None:
+    index = harness.index
+    kept = point(axis(1), "an okapi grazing", payload(tags=("zoo",)))
+    await index.upsert([kept, point(axis(2), "a quokka smiling")])
+
+    await index.drop_dense()
+
+    assert await index.search_dense(axis(1), flt(), 10) == []
+    assert [h.id for h in await index.search_sparse("okapi", flt(), 10)] == [kept.id]
+    record = (await index.retrieve([kept.id]))[kept.id]
+    assert (record.has_dense, record.payload["tags"]) == (False, ["zoo"])
+    await index.upsert([kept])  # re-embedded
+    assert [h.id for h in await index.search_dense(axis(1), flt(), 10)][0] == kept.id
+
+
 async def test_edge_shard_has_a_single_owner(tmp_path: Path) -> None:
     first = EdgeVectorIndex(tmp_path / "shard", DIM)
     await first.open()

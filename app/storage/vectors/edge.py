@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -44,6 +45,8 @@ from app.storage.vectors.bm25 import SparseTerms, document_terms, query_terms
 
 T = TypeVar("T")
 CONFIG_FILE = "edge_config.json"
+# Engram's record of the model that made the dense vectors (Edge has no collection metadata).
+MODEL_FILE = "engram_embedding_model.json"
 HEALTH_TIMEOUT_S = 5.0
 UPSERT_CHUNK = 512
 
@@ -162,6 +165,23 @@ class EdgeVectorIndex:
         stages = [qe.Prefetch(limit=size, query=q, filter=engine_filter) for q in queries]
         return await self._query(limit, flt, query=qe.Fusion.Rrf(k=RRF_K), prefetches=stages)
 
+    async def embedding_model(self) -> str | None:
+        """Read from the shard directory's MODEL_FILE."""
+        try:
+            return json.loads((self.path / MODEL_FILE).read_text())["model"]
+        except FileNotFoundError:
+            return None
+
+    async def set_embedding_model(self, model: str) -> None:
+        """Written to MODEL_FILE atomically, after everything before it is flushed."""
+        await self._call(lambda s: s.flush())
+        write_atomically(self.path / MODEL_FILE, json.dumps({"model": model}))
+
+    async def drop_dense(self) -> None:
+        """Deletes the dense vector of every point, in one operation."""
+        op = qe.UpdateOperation.delete_vectors_by_filter(qe.Filter(), [DENSE])
+        await self._call(lambda s: s.update(op))
+
     async def count(self, scope: Scope | None = None) -> int:
         """Exact count of points visible to ``scope`` (all points for None)."""
         engine_filter = None if scope is None else _filter(scope_clause(scope))
@@ -252,6 +272,16 @@ class EdgeVectorIndex:
             raise VectorDimensionMismatch(
                 f"the Edge shard directory {self.path}", int(stored), self.dimension
             )
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Replaces `path` with `text` so that a crash leaves the old file or the new, never half."""
+    partial_file = path.with_name(path.name + ".tmp")
+    with partial_file.open("w") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(partial_file, path)
 
 
 def _flush_and_close(shard: qe.EdgeShard) -> None:
