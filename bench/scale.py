@@ -54,6 +54,7 @@ RETRIES = 5
 TARGET_P50_MS, TARGET_P95_MS = 15.0, 40.0
 MB = 1024 * 1024
 STUCK_AFTER_S = 90
+IDLE_GIVE_UP_S = 60
 UNEMBEDDED = "MATCH (m:Memory) WHERE m.embedding_status <> 'done' RETURN count(m)"
 
 
@@ -399,16 +400,19 @@ class Watch:
     status_ms: list[float] = field(default_factory=list)
     embedded_at: float | None = None  # every memory embedded (graph count 0, or no job left)
     idle_polls: int = 0  # consecutive polls with no embed job outstanding
+    idle_since: float | None = None  # when the current run of idle polls began
     outcome: str = "waiting"
 
     def observe(self, outstanding: int, left: int | None, now: float) -> None:
         self.idle_polls = self.idle_polls + 1 if outstanding == 0 else 0
+        self.idle_since = (self.idle_since or now) if outstanding == 0 else None
         done = left == 0 if left is not None else self.idle_polls >= 2
         if done and self.embedded_at is None:
             self.embedded_at = now
         if self.idle_polls >= 2 and left in (0, None):
             self.outcome = "complete"
-        elif self.idle_polls >= 3:
+        elif self.idle_polls >= 3 and now - (self.idle_since or now) > IDLE_GIVE_UP_S:
+            # Not at once: a start-up's backlog scan reads every unembedded id before it queues.
             self.outcome = f"no job left but {left} memories not embedded (failed or dead jobs?)"
         elif self.embedded_at is not None and now - self.embedded_at > STUCK_AFTER_S:
             self.outcome = f"every memory embedded, but {outstanding} embed jobs stuck"

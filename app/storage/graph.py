@@ -175,6 +175,10 @@ PAGE_OF_USER_MEMORIES = """
 MATCH (m:Memory) WHERE m.user_id = $user_id AND m.id > $after RETURN m ORDER BY m.id LIMIT $limit
 """
 SET_STATUS_ANY_USER = "MATCH (m:Memory) WHERE m.id IN $ids SET m.embedding_status = $status"
+EMBEDDED_TO_PENDING = """
+MATCH (m:Memory) WHERE m.embedding_status = 'done' SET m.embedding_status = 'pending'
+RETURN count(m)
+"""
 EXISTING_IDS = "MATCH (m:Memory) WHERE m.id IN $ids RETURN m.id"
 
 # Conversation order: a new session's first turn follows the session's latest earlier turn.
@@ -481,6 +485,11 @@ class GraphStore:
     async def set_status_any_user(self, memory_ids: Sequence[str], status: str) -> None:
         """Sets embedding_status by id (operator path: re-embed, failure after retries)."""
         await self.query(SET_STATUS_ANY_USER, {"ids": list(memory_ids), "status": status})
+
+    async def mark_all_unembedded(self) -> int:
+        """Every embedded memory back to pending (their vectors are gone); returns how many."""
+        rows = await self.query(EMBEDDED_TO_PENDING)
+        return int(rows[0][0]) if rows else 0
 
     async def unembedded(self, *, after: str, limit: int) -> list[tuple[str, str]]:
         """(user_id, id) of memories without a current embedding, in id order after `after`."""

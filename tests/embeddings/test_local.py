@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 
 from app.embeddings import Embedder, EmbedderUnavailable, LocalEmbedder, create_embedder
+from app.embeddings.files import verify
 from app.embeddings.local import MODEL_ID, ONNX_FILE, TOKENIZER_FILE, locate
+from app.embeddings.quantize import QUANTIZED_NAME, QUANTIZED_SHA256, quantized_model
 
 TEXTS = [
     "cat",
@@ -146,6 +148,36 @@ async def test_closed_embedder_refuses():
 
     with pytest.raises(EmbedderUnavailable, match="closed"):
         await closed.embed(["cat"])
+
+
+def test_quantized_model_builds_to_its_pinned_digest(tmp_path: Path):
+    source = verify(locate(ONNX_FILE), ONNX_FILE.sha256)
+
+    built = quantized_model(source, tmp_path)
+
+    assert built == tmp_path / QUANTIZED_NAME
+    assert verify(built, QUANTIZED_SHA256) == built
+    assert [p.name for p in tmp_path.iterdir()] == [QUANTIZED_NAME]  # no build leftovers
+
+
+def test_damaged_cached_model_is_rebuilt(tmp_path: Path):
+    (tmp_path / QUANTIZED_NAME).write_bytes(b"truncated")
+    source = verify(locate(ONNX_FILE), ONNX_FILE.sha256)
+
+    built = quantized_model(source, tmp_path)
+
+    assert verify(built, QUANTIZED_SHA256) == built
+
+
+async def test_embedder_builds_its_model_where_told(tmp_path: Path):
+    embedder = LocalEmbedder(model_dir=tmp_path)
+    try:
+        cat, kitten = await embedder.embed(["cat", "kitten"])
+    finally:
+        await embedder.close()
+
+    assert (tmp_path / QUANTIZED_NAME).is_file()
+    assert cosine(cat, kitten) > 0.5
 
 
 def test_pinned_files_are_installed():

@@ -2,6 +2,9 @@
 
 from pathlib import Path
 
+import pytest
+
+from app.jobs import schedule
 from app.jobs.schedule import enqueue_backlog
 from app.memories.schemas import MemoryCreate
 from app.memories.service import build_memory
@@ -10,7 +13,10 @@ from app.scope import Scope
 from tests.conftest import running_client, test_settings
 
 
-async def test_backlog_jobs_are_full_batches_of_one_user(falkordb_url: str, tmp_path: Path):
+async def test_backlog_jobs_are_full_batches_of_one_user(
+    falkordb_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setattr(schedule, "SCAN_PAGE", 16)  # the scan reads several pages
     settings = test_settings(tmp_path, falkordb_url=falkordb_url, backlog_scan=False)
     async with running_client(settings) as client:
         runtime = client.app.state.runtime

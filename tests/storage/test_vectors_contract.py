@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import qdrant_edge as qe
 from qdrant_client import AsyncQdrantClient
 
 from app.scope import Scope, agent_lineage
@@ -475,6 +477,72 @@ async def test_data_survives_close_and_reopen(harness: Harness) -> None:
     assert (await index.retrieve([p.id]))[p.id].payload["tags"] == ["kept"]
     assert [h.id for h in await index.search_dense(axis(2), flt(), 5)] == [p.id]
     assert [h.id for h in await index.search_sparse("narwhal", flt(), 5)] == [p.id]
+
+
+async def test_embedding_model_is_recorded_and_survives_reopen(harness: Harness) -> None:
+    assert await harness.index.embedding_model() is None
+
+    await harness.index.set_embedding_model("model-a")
+    await harness.index.set_embedding_model("model-b")
+    index = await harness.reopen(DIM)
+
+    assert await index.embedding_model() == "model-b"
+
+
+async def test_drop_dense_keeps_payloads_and_keywords(harness: Harness) -> None:
+    index = harness.index
+    kept = point(axis(1), "an okapi grazing", payload(tags=("zoo",)))
+    await index.upsert([kept, point(axis(2), "a quokka smiling")])
+
+    await index.drop_dense()
+
+    assert await index.search_dense(axis(1), flt(), 10) == []
+    assert [h.id for h in await index.search_sparse("okapi", flt(), 10)] == [kept.id]
+    record = (await index.retrieve([kept.id]))[kept.id]
+    assert (record.has_dense, record.payload["tags"]) == (False, ["zoo"])
+    await index.upsert([kept])  # re-embedded
+    assert [h.id for h in await index.search_dense(axis(1), flt(), 10)][0] == kept.id
+
+
+def stored_datatype(shard: Path) -> str | None:
+    return json.loads((shard / "edge_config.json").read_text())["vectors"]["dense"].get("datatype")
+
+
+async def test_edge_shard_made_with_float32_opens_and_turns_float16_on_a_model_change(
+    tmp_path: Path,
+) -> None:
+    shard_dir = tmp_path / "old"
+    dense = qe.EdgeVectorParams(size=DIM, distance=qe.Distance.Cosine)  # before float16
+    sparse = qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)
+    old = qe.EdgeShard.create(str(shard_dir), qe.EdgeConfig({"dense": dense}, {"bm25": sparse}))
+    old.close()
+    index = EdgeVectorIndex(shard_dir, DIM)
+    await index.open()
+    try:
+        kept = point(axis(3), "an old gecko")
+        await index.upsert([kept])
+        assert [h.id for h in await index.search_dense(axis(3), flt(), 5)] == [kept.id]
+
+        await index.drop_dense()
+        await index.upsert([kept])
+    finally:
+        await index.close()
+
+    assert stored_datatype(shard_dir) == "float16"
+    reopened = EdgeVectorIndex(shard_dir, DIM)
+    await reopened.open()
+    try:
+        assert [h.id for h in await reopened.search_dense(axis(3), flt(), 5)] == [kept.id]
+    finally:
+        await reopened.close()
+
+
+async def test_new_edge_shards_store_float16(tmp_path: Path) -> None:
+    index = EdgeVectorIndex(tmp_path / "new", DIM)
+    await index.open()
+    await index.close()
+
+    assert stored_datatype(tmp_path / "new") == "float16"
 
 
 async def test_edge_shard_has_a_single_owner(tmp_path: Path) -> None:

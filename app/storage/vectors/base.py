@@ -309,5 +309,14 @@ class VectorIndex(Protocol):
     async def count(self, scope: Scope | None = None) -> int:
         """Points visible to ``scope`` (archived included); ``None`` counts every point."""
 
+    async def embedding_model(self) -> str | None:
+        """The model the stored dense vectors were made by, as recorded; None if never recorded."""
+
+    async def set_embedding_model(self, model: str) -> None:
+        """Records (durably) that the dense vectors are made by ``model``."""
+
+    async def drop_dense(self) -> None:
+        """Removes every point's dense vector (payloads and sparse vectors stay)."""
+
     def iter_ids(self, batch: int = 512) -> AsyncIterator[list[str]]:
         """Every point id, in batches."""

@@ -44,6 +44,7 @@ from app.storage.vectors.bm25 import SparseTerms, document_terms, query_terms
 MEMORY_LOCATION = ":memory:"
 HEALTH_TIMEOUT_S = 5
 UPSERT_CHUNK = 256
+MODEL_METADATA_KEY = "engram_embedding_model"  # the model that made the dense vectors
 
 
 class RemoteVectorIndex:
@@ -226,6 +227,25 @@ class RemoteVectorIndex:
         if terms is not None:
             vectors[SPARSE] = _sparse(terms)
         return models.PointStruct(id=normalise_id(point.id), vector=vectors, payload=point.payload)
+
+    async def embedding_model(self) -> str | None:
+        """Read from the collection's metadata."""
+        assert self._client is not None
+        info = await self._client.get_collection(self.collection)
+        return (info.config.metadata or {}).get(MODEL_METADATA_KEY)
+
+    async def set_embedding_model(self, model: str) -> None:
+        """Written to the collection's metadata."""
+        assert self._client is not None
+        await self._client.update_collection(self.collection, metadata={MODEL_METADATA_KEY: model})
+
+    async def drop_dense(self) -> None:
+        """Deletes the dense vector of every point, waiting until it is applied."""
+        assert self._client is not None
+        everything = models.FilterSelector(filter=models.Filter())
+        await self._client.delete_vectors(
+            self.collection, vectors=[DENSE], points=everything, wait=True
+        )
 
     async def _create_collection(self) -> None:
         """Create the collection: cosine dense vector plus BM25 sparse vector with IDF."""
