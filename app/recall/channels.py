@@ -9,6 +9,7 @@ import asyncio
 import logging
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from app.embeddings import Embedder
@@ -48,18 +49,21 @@ async def run_channels(
     channels: list[str],
     fetch: int,
     dense_query: str | None = None,
+    on_keywords: Callable[[list[tuple[str, float]]], None] | None = None,
 ) -> ChannelRun:
     """Runs the requested channels for one query; failures degrade, they do not fail.
 
     `dense_query`, if given, is what the dense channel embeds instead of `query` (recall passes
     the query without the people it names); keywords always search the query itself.
+    `on_keywords` is called with the BM25 hits as soon as they arrive (recall starts reading
+    them from the graph while the dense channel is still at work).
     """
     run = ChannelRun()
     tasks = []
     if "dense" in channels:
         tasks.append(_dense(stores, embedder, dense_query or query, vector, flt, fetch, run))
     if "bm25" in channels and query:
-        tasks.append(_bm25(stores, query, flt, fetch, run))
+        tasks.append(_bm25(stores, query, flt, fetch, run, on_keywords))
     await asyncio.gather(*tasks)
     if "qdrant" in run.degraded and "bm25" in channels and query and "bm25" not in run.hits:
         run.hits["bm25"] = await fulltext(stores, query, flt, fetch)
@@ -97,7 +101,10 @@ async def _dense(
     run.hits["dense"] = [(hit.id, hit.score) for hit in hits]
 
 
-async def _bm25(stores: Stores, query: str, flt: VectorFilter, fetch: int, run: ChannelRun) -> None:
+async def _bm25(
+    stores: Stores, query: str, flt: VectorFilter, fetch: int, run: ChannelRun,
+    on_hits: Callable[[list[tuple[str, float]]], None] | None,
+) -> None:  # fmt: skip
     started = time.perf_counter()
     try:
         hits = await stores.vectors.search_sparse(query, flt, fetch, with_payload=False)
@@ -107,6 +114,8 @@ async def _bm25(stores: Stores, query: str, flt: VectorFilter, fetch: int, run: 
         return
     run.timed("bm25", started)
     run.hits["bm25"] = [(hit.id, hit.score) for hit in hits]
+    if on_hits is not None:
+        on_hits(run.hits["bm25"])
 
 
 async def fulltext(

@@ -17,6 +17,7 @@ from app.recall import decompose, expansion, filters, rank
 from app.recall.channels import WORD, run_channels
 from app.recall.names import query_names, without_names
 from app.recall.params import RecallParams
+from app.recall.prefetch import CandidateReads
 from app.recall.state import STATE_FIELDS, is_current
 from app.recall.timewindow import parse_time_phrase
 from app.scope import Scope
@@ -210,17 +211,33 @@ async def _search(
     queries: list[str],
     now: datetime,
 ) -> RecallOutcome:
+    """Searches every query's channels, reads the best candidates from the graph (the keyword
+    matches ahead, see prefetch.py), then scores, filters and orders them."""
+    seeding = config.context_seeds if "context" in params.channels else 0
+    reads = CandidateReads(stores.graph, scope, _shortlist_size(params), seeding)
+    try:
+        return await _search_with(stores, embedder, params, config, flt, queries, now, reads)
+    finally:
+        reads.cancel()
+
+
+async def _search_with(
+    stores: Stores, embedder: Embedder, params: RecallParams, config: RecallConfig,
+    flt: VectorFilter, queries: list[str], now: datetime, reads: CandidateReads,
+) -> RecallOutcome:  # fmt: skip
+    scope = flt.scope
     fetch = min(max(params.limit * FETCH_FACTOR, FETCH_MIN), FETCH_MAX)
+    asked = {params.query, *params.queries}  # the rest of `queries` are auto_decompose's
     best: dict[str, tuple[rank.Candidate, str, list[str]]] = {}
     fused: dict[str, float] = {}  # id -> fused match of its entry in `best`, computed once
     degraded: set[str] = set()
     timings: dict[str, float] = {}
     vector_matched = 0
-    asked = {params.query, *params.queries}  # the rest of `queries` are auto_decompose's
     for query in queries or [""]:
         run = await run_channels(
             stores, embedder, query=query, vector=params.embedding, flt=flt,
             channels=params.channels, fetch=fetch, dense_query=_dense_query(query, config),
+            on_keywords=reads.prefetch,
         )  # fmt: skip
         degraded |= run.degraded
         _add_timings(timings, run.timings)
@@ -236,9 +253,7 @@ async def _search(
                 fused[memory_id] = scores[memory_id]
     lifted_from = _context_seeds(fused, config) if "context" in params.channels else []
     read_started = time.perf_counter()
-    found = await stores.graph.recall_candidates(
-        scope, _shortlist(best, fused, params), lifted_from
-    )
+    found = await reads.read(_shortlist(best, fused, params), lifted_from)
     _lift_neighbour_turns(best, fused, found.neighbours, config)
     # Lifts only raise scores, so the shortlist after them is among what was just read.
     pool = [i for i in _shortlist(best, fused, params) if i in found.properties]
@@ -353,7 +368,11 @@ def _shortlist(
     if params.sort != "score":
         return list(best)
     ordered = sorted(best, key=lambda i: -_match(best, fused, i))
-    return ordered[: max(params.limit * SHORTLIST_FACTOR, SHORTLIST_MIN)]
+    return ordered[: _shortlist_size(params)]
+
+
+def _shortlist_size(params: RecallParams) -> int:
+    return max(params.limit * SHORTLIST_FACTOR, SHORTLIST_MIN)
 
 
 def _current_state(

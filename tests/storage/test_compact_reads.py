@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from app.errors import StoreUnavailable
+from app.recall.prefetch import CandidateReads
 from app.scope import Scope
 from app.storage import compact
 from app.storage.falkordb_server import EmbeddedFalkorDB
@@ -124,3 +125,41 @@ async def test_a_server_gone_away_is_store_unavailable(tmp_path):
     with pytest.raises(StoreUnavailable):
         await store.ro_rows("RETURN 1", {})
     await store.close()
+
+
+class CountingGraph:
+    """The real graph, counting recall's reads."""
+
+    def __init__(self, graph: GraphStore) -> None:
+        self.graph, self.reads = graph, []
+
+    async def recall_candidates(self, scope, ids, seeds):
+        self.reads.append((list(ids), list(seeds)))
+        return await self.graph.recall_candidates(scope, ids, seeds)
+
+
+async def test_prefetched_reads_add_up_to_the_one_read(graph):
+    await _turns(graph)
+    whole = await graph.recall_candidates(ALICE, ["t2", "old", "r", "t3"], seeds=["t2", "t3"])
+    counting = CountingGraph(graph)
+    reads = CandidateReads(counting, ALICE, size=2, seeds=2)  # type: ignore[arg-type]
+
+    reads.prefetch([("t2", 9.0), ("r", 8.0), ("x", 7.0)])  # keywords found t2 and r first
+    found = await reads.read(["t2", "old", "r", "t3"], ["t2", "t3"])
+
+    assert found.properties == whole.properties
+    assert sorted(found.neighbours) == sorted(whole.neighbours)
+    assert found.replaced == whole.replaced
+    assert counting.reads == [(["t2", "r"], ["t2", "r"]), (["old", "t3"], ["t3"])]
+
+
+async def test_a_prefetched_seed_that_is_not_a_seed_lifts_nothing(graph):
+    await _turns(graph)
+    counting = CountingGraph(graph)
+    reads = CandidateReads(counting, ALICE, size=3, seeds=3)  # type: ignore[arg-type]
+
+    reads.prefetch([("t2", 9.0), ("t3", 8.0)])
+    found = await reads.read(["t2", "t3"], seeds=["t3"])
+
+    assert sorted(found.neighbours) == [("t3", "t2")]  # not t2's turns: t2 is no seed now
+    assert len(counting.reads) == 1  # the prefetch covered everything
