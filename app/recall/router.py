@@ -112,7 +112,8 @@ class RecallResponse(BaseModel):
     query_time_ms: float = Field(description="Server time spent.")
     timings_ms: dict[str, float] = Field(
         description="Milliseconds per search step: embed, dense, bm25 (these run side by side), "
-        "graph (the candidates' read); empty when nothing was searched."
+        "graph (the candidates' read after the channels; the keyword matches are read ahead, "
+        "beside embed); empty when nothing was searched."
     )
 
 
