@@ -14,8 +14,11 @@ COPY pyproject.toml README.md ./
 COPY app ./app
 COPY migrations ./migrations
 COPY scripts ./scripts
+# The local model's int8 build goes into the image (the engram user has no home directory).
+ENV ENGRAM_MODEL_DIR=/srv/engram/models
 RUN pip install --no-deps . && useradd --system --uid 10001 engram && mkdir -p /data \
-    && chown engram /data
+    && chown engram /data \
+    && python -c "from app.embeddings.quantize import main; main()"
 USER engram
 ENV ENGRAM_DATA_DIR=/data ENGRAM_HOST=0.0.0.0 ENGRAM_PORT=8001
 EXPOSE 8001

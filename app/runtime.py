@@ -140,7 +140,9 @@ async def start_runtime(settings: Settings, *, with_keyring: bool = True) -> Run
         )
         await stores.vectors.open()
         opened.append(stores.vectors)
-        await adopt_embedding_model(stores, embedder.model)
+        await adopt_embedding_model(
+            stores, embedder.model, trust_unrecorded=embedder.name != "local"
+        )
         jobs = JobQueue(url, job_kinds(settings), namespace=_namespace(settings))
         await jobs.connect()
         stores.jobs = jobs

@@ -9,7 +9,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.embeddings import Embedder
+from app.embeddings import Embedder, EmbeddingError
 from app.enrichment.queueing import enqueue_enrichment
 from app.jobs.queue import JobContext, JobQueue, batch_key
 from app.memories.mirror import embedding_text, vector_point
@@ -55,6 +55,7 @@ async def embed_memories(
         return 0
     texts = [embedding_text(m, with_date=deps.embed_with_date) for m in memories]
     vectors = await deps.embedder.embed(texts)
+    await check_same_model(deps)
     await deps.stores.vectors.upsert(
         [vector_point(m, v) for m, v in zip(memories, vectors, strict=True)]
     )
@@ -64,6 +65,21 @@ async def embed_memories(
         await enqueue_embedding(deps.jobs, user_id, changed)
     await enqueue_enrichment(deps.jobs, user_id, sorted(done))
     return len(done)
+
+
+async def check_same_model(deps: EmbedDeps) -> None:
+    """Refuses to write vectors into an index recorded for another model.
+
+    A worker process still running the previous model (a rolling restart after a change of
+    model) would otherwise put old-space vectors back and mark them done for good; failing, the
+    job retries until a process with the index's model takes it.
+    """
+    recorded = await deps.stores.vectors.embedding_model()
+    if recorded is not None and recorded != deps.embedder.model:
+        raise EmbeddingError(
+            f"the vector index holds {recorded} vectors but this process embeds with "
+            f"{deps.embedder.model}: restart it with the index's model"
+        )
 
 
 async def embed_job(ctx: JobContext) -> int:

@@ -19,13 +19,19 @@ from app.storage import Stores
 log = logging.getLogger(__name__)
 
 
-async def adopt_embedding_model(stores: Stores, model: str) -> int:
-    """Makes `model` the index's model; returns how many memories now wait for re-embedding."""
+async def adopt_embedding_model(stores: Stores, model: str, *, trust_unrecorded: bool) -> int:
+    """Makes `model` the index's model; returns how many memories now wait for re-embedding.
+
+    An index from before models were recorded is taken to hold `model`'s vectors if
+    `trust_unrecorded` (a remote provider's configuration is what made them: re-embedding
+    through a paid API on upgrade would cost for nothing); the local provider's were made by the
+    fp32 model this release replaces, so they are redone.
+    """
     recorded = await stores.vectors.embedding_model()
     if recorded == model:
         return 0
-    if recorded is None and await stores.vectors.count() == 0:
-        await stores.vectors.set_embedding_model(model)  # a new index: nothing to redo
+    if recorded is None and (trust_unrecorded or await stores.vectors.count() == 0):
+        await stores.vectors.set_embedding_model(model)  # nothing to redo
         return 0
     pending = await stores.graph.mark_all_unembedded()
     await stores.vectors.drop_dense()

@@ -8,7 +8,6 @@ channel alone found, and the neighbours of seeds the keywords did not foresee.
 """
 
 import asyncio
-import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -34,9 +33,14 @@ class CandidateReads:
     _started: list[_Prefetch] = field(default_factory=list)
 
     def prefetch(self, hits: Sequence[tuple[str, float]]) -> None:
-        """Starts reading the best `size` hits (and the neighbours of the best `seeds`)."""
+        """Starts reading the best `size` hits (and the neighbours of the best `seeds`).
+
+        Once per recall: with several queries (`queries`, auto_decompose), the first one's
+        keywords are read ahead and the others' with the rest, so a recall of many queries
+        still makes at most two reads.
+        """
         ids = [memory_id for memory_id, _ in hits[: self.size]]
-        if not ids:
+        if not ids or self._started:
             return
         seeds = ids[: self.seeds]
         task = asyncio.create_task(self.graph.recall_candidates(self.scope, ids, seeds))
@@ -62,8 +66,13 @@ class CandidateReads:
         """Stops prefetches nobody will read (the recall failed before its graph read)."""
         for started in self._started:
             started.task.cancel()
-            with contextlib.suppress(BaseException):
-                started.task.exception()  # a cancelled or failed task must not warn at exit
+            # Whatever the task ends with is retrieved, so asyncio never warns about it.
+            started.task.add_done_callback(_retrieve)
+
+
+def _retrieve(task: asyncio.Task) -> None:
+    if not task.cancelled():
+        task.exception()
 
 
 def _merge(into: RecallCandidates, read: RecallCandidates, seeds: set[str]) -> None:

@@ -1,14 +1,19 @@
 """A start with another embedding model re-embeds every memory instead of mixing vector spaces."""
 
+from functools import partial
 from pathlib import Path
 
 import httpx
 import numpy as np
+import pytest
 
+from app.embeddings import EmbeddingError
 from app.embeddings.local import MODEL_ID
 from app.memories.mirror import embedding_text
+from app.memories.tasks import EmbedDeps, embed_memories
 from app.ops.embedding_model import adopt_embedding_model
 from app.scope import Scope
+from app.storage.vectors.edge import MODEL_FILE
 from tests.conftest import ALICE_KEY, auth, running_client, test_settings
 from tests.memories.test_embedding_jobs import FAST_JOBS, embedded, wait_until
 
@@ -65,9 +70,42 @@ async def test_the_same_model_changes_nothing_and_another_sends_memories_back_to
         memory_id = created.json()["memory_id"]
         await stores.graph.set_embedding_status(Scope("alice", None), [memory_id], "done")
 
-        assert await adopt_embedding_model(stores, "hash-bow-v1-8") == 0  # already recorded
-        assert await adopt_embedding_model(stores, "another-model") == 1
-        assert await adopt_embedding_model(stores, "another-model") == 0
+        adopt = partial(adopt_embedding_model, stores, trust_unrecorded=False)
+        assert await adopt("hash-bow-v1-8") == 0  # recorded at start
+        assert await adopt("another-model") == 1
+        assert await adopt("another-model") == 0
         stored = (await stores.graph.memories_of_user("alice", [memory_id]))[0]
         assert stored.embedding_status == "pending"
         assert await stores.vectors.embedding_model() == "another-model"
+
+
+async def test_an_unrecorded_index_is_trusted_when_told_and_redone_otherwise(
+    falkordb_url: str, tmp_path: Path
+):
+    async with running_client(test_settings(tmp_path, falkordb_url=falkordb_url)) as client:
+        stores = client.app.state.stores
+        created = await client.post("/memory", json={"content": NOTES[1]}, headers=H)
+        memory_id = created.json()["memory_id"]
+        await stores.graph.set_embedding_status(Scope("alice", None), [memory_id], "done")
+        (tmp_path / "qdrant" / MODEL_FILE).unlink()  # as an index from before models were kept
+
+        assert await adopt_embedding_model(stores, "remote-model", trust_unrecorded=True) == 0
+        assert await stores.vectors.embedding_model() == "remote-model"
+        (tmp_path / "qdrant" / MODEL_FILE).unlink()
+        assert await adopt_embedding_model(stores, "local-model", trust_unrecorded=False) == 1
+
+
+async def test_a_process_on_another_model_writes_no_vectors(falkordb_url: str, tmp_path: Path):
+    async with running_client(test_settings(tmp_path, falkordb_url=falkordb_url)) as client:
+        runtime = client.app.state.runtime
+        created = await client.post("/memory", json={"content": NOTES[0]}, headers=H)
+        memory_id = created.json()["memory_id"]
+        await runtime.stores.vectors.set_embedding_model("the-new-model")  # another process's
+        deps = EmbedDeps(runtime.stores, runtime.embedder, runtime.jobs)
+
+        with pytest.raises(EmbeddingError, match="the-new-model"):
+            await embed_memories(deps, "alice", [memory_id])
+
+        assert not (await runtime.stores.vectors.retrieve([memory_id]))[memory_id].has_dense
+        stored = (await runtime.stores.graph.memories_of_user("alice", [memory_id]))[0]
+        assert stored.embedding_status == "pending"

@@ -537,6 +537,25 @@ async def test_edge_shard_made_with_float32_opens_and_turns_float16_on_a_model_c
         await reopened.close()
 
 
+async def test_edge_shard_left_without_its_dense_vector_by_a_crash_opens(tmp_path: Path) -> None:
+    index = EdgeVectorIndex(tmp_path / "half", DIM)
+    await index.open()
+    kept = point(axis(4), "a crashed capybara")
+    await index.upsert([kept])
+    await index._call(lambda s: s.update(qe.UpdateOperation.delete_vector_name("dense")))
+    await index.close()  # as if killed between drop_dense's two steps
+
+    reopened = EdgeVectorIndex(tmp_path / "half", DIM)
+    await reopened.open()
+    try:
+        assert [h.id for h in await reopened.search_sparse("capybara", flt(), 5)] == [kept.id]
+        await reopened.upsert([kept])
+        assert [h.id for h in await reopened.search_dense(axis(4), flt(), 5)] == [kept.id]
+    finally:
+        await reopened.close()
+    assert stored_datatype(tmp_path / "half") == "float16"
+
+
 async def test_new_edge_shards_store_float16(tmp_path: Path) -> None:
     index = EdgeVectorIndex(tmp_path / "new", DIM)
     await index.open()

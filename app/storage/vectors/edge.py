@@ -187,9 +187,7 @@ class EdgeVectorIndex:
     async def drop_dense(self) -> None:
         """Recreates the dense vector empty, with today's storage type (float16)."""
         drop = qe.UpdateOperation.delete_vector_name(DENSE)
-        create = qe.UpdateOperation.create_dense_vector(
-            DENSE, self.dimension, qe.Distance.Cosine, datatype=DENSE_DATATYPE
-        )
+        create = _create_dense(self.dimension)
         await self._call(lambda s: (s.update(drop), s.update(create)))
 
     async def count(self, scope: Scope | None = None) -> int:
@@ -268,6 +266,8 @@ class EdgeVectorIndex:
     def _load_sync(self) -> qe.EdgeShard:
         """Load an existing shard, turning the engine's opaque errors into ours."""
         try:
+            if not self._stored_dense():
+                return self._load_without_dense_sync()
             return qe.EdgeShard.load(str(self.path), self._config(self._stored_datatype()))
         except Exception as exc:
             if "WouldBlock" in str(exc):
@@ -276,6 +276,14 @@ class EdgeVectorIndex:
                     "a shard directory can have only one owner"
                 ) from exc
             raise VectorIndexError(f"cannot load Edge shard {self.path}: {exc}") from exc
+
+    def _load_without_dense_sync(self) -> qe.EdgeShard:
+        """A crash inside `drop_dense`, between deleting the dense vector and creating it again,
+        leaves a shard without one: it opens as stored and gets it back, empty. Its recorded
+        model is still the old one, so the start re-embeds everything, as the switch intended."""
+        shard = qe.EdgeShard.load(str(self.path), None)
+        shard.update(_create_dense(self.dimension))
+        return shard
 
     def _stored_dense(self) -> dict[str, Any]:
         """The dense vector's parameters as the shard on disk records them."""
@@ -296,6 +304,13 @@ class EdgeVectorIndex:
             )
 
 
+def _create_dense(dimension: int) -> qe.UpdateOperation:
+    """The operation that adds an empty dense vector of today's storage type."""
+    return qe.UpdateOperation.create_dense_vector(
+        DENSE, dimension, qe.Distance.Cosine, datatype=DENSE_DATATYPE
+    )
+
+
 def write_atomically(path: Path, text: str) -> None:
     """Replaces `path` with `text` so that a crash leaves the old file or the new, never half."""
     partial_file = path.with_name(path.name + ".tmp")
@@ -304,6 +319,11 @@ def write_atomically(path: Path, text: str) -> None:
         handle.flush()
         os.fsync(handle.fileno())
     os.replace(partial_file, path)
+    directory = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(directory)  # the rename itself survives a power loss
+    finally:
+        os.close(directory)
 
 
 def _flush_and_close(shard: qe.EdgeShard) -> None:
