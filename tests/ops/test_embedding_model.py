@@ -28,6 +28,15 @@ async def model_vector(client: httpx.AsyncClient, memory_id: str) -> list[float]
     return (await client.app.state.runtime.embedder.embed([text]))[0]
 
 
+async def marked_embedded(client: httpx.AsyncClient, content: str) -> str:
+    """A stored memory marked embedded, as one made before a change of model; its id."""
+    created = await client.post("/memory", json={"content": content}, headers=H)
+    memory_id = created.json()["memory_id"]
+    graph = client.app.state.stores.graph
+    await graph.set_embedding_status(Scope("alice", None), [memory_id], "done")
+    return memory_id
+
+
 def cosine(a: list[float], b: list[float]) -> float:
     return float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b)))
 
@@ -66,9 +75,7 @@ async def test_the_same_model_changes_nothing_and_another_sends_memories_back_to
 ):
     async with running_client(test_settings(tmp_path, falkordb_url=falkordb_url)) as client:
         stores = client.app.state.stores
-        created = await client.post("/memory", json={"content": NOTES[0]}, headers=H)
-        memory_id = created.json()["memory_id"]
-        await stores.graph.set_embedding_status(Scope("alice", None), [memory_id], "done")
+        memory_id = await marked_embedded(client, NOTES[0])
 
         adopt = partial(adopt_embedding_model, stores, trust_unrecorded=False)
         assert await adopt("hash-bow-v1-8") == 0  # recorded at start
@@ -84,9 +91,7 @@ async def test_an_unrecorded_index_is_trusted_when_told_and_redone_otherwise(
 ):
     async with running_client(test_settings(tmp_path, falkordb_url=falkordb_url)) as client:
         stores = client.app.state.stores
-        created = await client.post("/memory", json={"content": NOTES[1]}, headers=H)
-        memory_id = created.json()["memory_id"]
-        await stores.graph.set_embedding_status(Scope("alice", None), [memory_id], "done")
+        await marked_embedded(client, NOTES[1])
         (tmp_path / "qdrant" / MODEL_FILE).unlink()  # as an index from before models were kept
 
         assert await adopt_embedding_model(stores, "remote-model", trust_unrecorded=True) == 0
