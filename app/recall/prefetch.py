@@ -9,7 +9,7 @@ channel alone found, and the neighbours of seeds the keywords did not foresee.
 
 import asyncio
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from app.scope import Scope
 from app.storage.graph import GraphStore, RecallCandidates
@@ -24,13 +24,13 @@ class _Prefetch:
 
 @dataclass
 class CandidateReads:
-    """Prefetches started from keyword hits, then one read of whatever they did not cover."""
+    """A prefetch started from keyword hits, then one read of whatever it did not cover."""
 
     graph: GraphStore
     scope: Scope
     size: int  # how many of the best keyword hits to read ahead (the shortlist's size)
     seeds: int  # how many of them to read the neighbouring turns of (0: no context channel)
-    _started: list[_Prefetch] = field(default_factory=list)
+    _started: _Prefetch | None = None
 
     def prefetch(self, hits: Sequence[tuple[str, float]]) -> None:
         """Starts reading the best `size` hits (and the neighbours of the best `seeds`).
@@ -40,21 +40,20 @@ class CandidateReads:
         still makes at most two reads.
         """
         ids = [memory_id for memory_id, _ in hits[: self.size]]
-        if not ids or self._started:
+        if not ids or self._started is not None:
             return
         seeds = ids[: self.seeds]
         task = asyncio.create_task(self.graph.recall_candidates(self.scope, ids, seeds))
-        self._started.append(_Prefetch(set(ids), set(seeds), task))
+        self._started = _Prefetch(set(ids), set(seeds), task)
 
     async def read(self, ids: Sequence[str], seeds: Sequence[str]) -> RecallCandidates:
-        """The same as `graph.recall_candidates(scope, ids, seeds)`, from the prefetches and one
-        read of the rest (skipped when they covered everything)."""
+        """The same as `graph.recall_candidates(scope, ids, seeds)`, from the prefetch and one
+        read of the rest (skipped when the prefetch covered everything)."""
         found = RecallCandidates({}, [], set())
-        wanted_seeds, covered, seeded = set(seeds), set(), set()
-        for started in self._started:
+        wanted_seeds, covered, seeded = set(seeds), set[str](), set[str]()
+        if (started := self._started) is not None:
             _merge(found, await started.task, wanted_seeds)
-            covered |= started.ids
-            seeded |= started.seeds & wanted_seeds
+            covered, seeded = started.ids, started.seeds
         missing = [i for i in ids if i not in covered]
         unseeded = [s for s in seeds if s not in seeded]
         if missing or unseeded:
@@ -63,11 +62,11 @@ class CandidateReads:
         return found
 
     def cancel(self) -> None:
-        """Stops prefetches nobody will read (the recall failed before its graph read)."""
-        for started in self._started:
-            started.task.cancel()
+        """Stops a prefetch nobody will read (the recall failed before its graph read)."""
+        if self._started is not None:
+            self._started.task.cancel()
             # Whatever the task ends with is retrieved, so asyncio never warns about it.
-            started.task.add_done_callback(_retrieve)
+            self._started.task.add_done_callback(_retrieve)
 
 
 def _retrieve(task: asyncio.Task) -> None:

@@ -13,6 +13,7 @@ from app.memories.mirror import embedding_text
 from app.memories.tasks import EmbedDeps, embed_memories
 from app.ops.embedding_model import adopt_embedding_model
 from app.scope import Scope
+from app.storage import Stores
 from app.storage.vectors.edge import MODEL_FILE
 from tests.conftest import ALICE_KEY, auth, running_client, test_settings
 from tests.memories.test_embedding_jobs import FAST_JOBS, embedded, wait_until
@@ -92,12 +93,20 @@ async def test_an_unrecorded_index_is_trusted_when_told_and_redone_otherwise(
     async with running_client(test_settings(tmp_path, falkordb_url=falkordb_url)) as client:
         stores = client.app.state.stores
         await marked_embedded(client, NOTES[1])
-        (tmp_path / "qdrant" / MODEL_FILE).unlink()  # as an index from before models were kept
 
+        await forget_model(stores, tmp_path)  # as an index from before models were kept
         assert await adopt_embedding_model(stores, "remote-model", trust_unrecorded=True) == 0
         assert await stores.vectors.embedding_model() == "remote-model"
-        (tmp_path / "qdrant" / MODEL_FILE).unlink()
+        await forget_model(stores, tmp_path)
         assert await adopt_embedding_model(stores, "local-model", trust_unrecorded=False) == 1
+
+
+async def forget_model(stores: Stores, data_dir: Path) -> None:
+    """Reopens the Edge shard without its model record."""
+    await stores.vectors.close()
+    (data_dir / "qdrant" / MODEL_FILE).unlink()
+    await stores.vectors.open()
+    assert await stores.vectors.embedding_model() is None
 
 
 async def test_a_process_on_another_model_writes_no_vectors(falkordb_url: str, tmp_path: Path):

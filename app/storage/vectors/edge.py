@@ -68,6 +68,9 @@ class EdgeVectorIndex:
         self.dimension = dimension
         self._shard: qe.EdgeShard | None = None
         self._executor: ThreadPoolExecutor | None = None
+        # The shard has one owner (this object), so its recorded model is read once, at open:
+        # every embed job checks it.
+        self._model: str | None = None
 
     async def open(self) -> None:
         """Create the shard if the directory has none, else load it; ensure payload indexes."""
@@ -173,16 +176,14 @@ class EdgeVectorIndex:
         return await self._query(limit, flt, query=qe.Fusion.Rrf(k=RRF_K), prefetches=stages)
 
     async def embedding_model(self) -> str | None:
-        """Read from the shard directory's MODEL_FILE."""
-        try:
-            return json.loads((self.path / MODEL_FILE).read_text())["model"]
-        except FileNotFoundError:
-            return None
+        """As read from the shard directory's MODEL_FILE when the shard was opened."""
+        return self._model
 
     async def set_embedding_model(self, model: str) -> None:
         """Written to MODEL_FILE atomically, after everything before it is flushed."""
-        await self._call(lambda s: s.flush())
-        write_atomically(self.path / MODEL_FILE, json.dumps({"model": model}))
+        record = json.dumps({"model": model})
+        await self._call(lambda s: (s.flush(), write_atomically(self.path / MODEL_FILE, record)))
+        self._model = model
 
     async def drop_dense(self) -> None:
         """Recreates the dense vector empty, with today's storage type (float16)."""
@@ -251,7 +252,7 @@ class EdgeVectorIndex:
     def _open_sync(self) -> qe.EdgeShard:
         """Load or create the shard (runs on the shard thread)."""
         if (self.path / CONFIG_FILE).exists():
-            self._check_stored_dimension()
+            self._model = self._recorded_model()
             shard = self._load_sync()
         else:
             self.path.mkdir(parents=True, exist_ok=True)
@@ -265,10 +266,14 @@ class EdgeVectorIndex:
 
     def _load_sync(self) -> qe.EdgeShard:
         """Load an existing shard, turning the engine's opaque errors into ours."""
+        dense = self._stored_dense()
         try:
-            if not self._stored_dense():
+            if not dense:
                 return self._load_without_dense_sync()
-            return qe.EdgeShard.load(str(self.path), self._config(self._stored_datatype()))
+            # A shard made before dense vectors were stored as float16 keeps float32 until its
+            # next change of model (which recreates the dense vector, see `drop_dense`).
+            datatype = STORED_DATATYPES[dense.get("datatype", "float32")]
+            return qe.EdgeShard.load(str(self.path), self._config(datatype))
         except Exception as exc:
             if "WouldBlock" in str(exc):
                 raise VectorIndexError(
@@ -286,22 +291,22 @@ class EdgeVectorIndex:
         return shard
 
     def _stored_dense(self) -> dict[str, Any]:
-        """The dense vector's parameters as the shard on disk records them."""
+        """The dense vector's parameters as the shard on disk records them; raises
+        VectorDimensionMismatch if they have another size."""
         config = json.loads((self.path / CONFIG_FILE).read_text())
-        return config.get("vectors", {}).get(DENSE, {})
-
-    def _stored_datatype(self) -> qe.VectorStorageDatatype:
-        """A shard made before dense vectors were stored as float16 keeps float32 until its next
-        change of model (which recreates the dense vector, see `drop_dense`)."""
-        return STORED_DATATYPES[self._stored_dense().get("datatype", "float32")]
-
-    def _check_stored_dimension(self) -> None:
-        """Raise VectorDimensionMismatch if the shard on disk has another dense size."""
-        stored = self._stored_dense().get("size")
+        dense = config.get("vectors", {}).get(DENSE, {})
+        stored = dense.get("size")
         if stored is not None and int(stored) != self.dimension:
             raise VectorDimensionMismatch(
                 f"the Edge shard directory {self.path}", int(stored), self.dimension
             )
+        return dense
+
+    def _recorded_model(self) -> str | None:
+        try:
+            return json.loads((self.path / MODEL_FILE).read_text())["model"]
+        except FileNotFoundError:
+            return None
 
 
 def _create_dense(dimension: int) -> qe.UpdateOperation:
