@@ -15,7 +15,7 @@ def main() -> None:
     )
     logging.getLogger("saq").setLevel(logging.WARNING)  # saq logs every job at INFO
     uvicorn.run(
-        create_app(settings),
+        create_app(settings, freeze_after_start=True),
         host=settings.host,
         port=settings.port,
         log_level=settings.log_level,

@@ -1,5 +1,6 @@
 """The FastAPI application: lifespan, routers, and the one mapping of errors to HTTP."""
 
+import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -24,8 +25,14 @@ DESCRIPTION = (
 )
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
-    """Builds the app; stores are opened by the lifespan."""
+def create_app(settings: Settings | None = None, *, freeze_after_start: bool = False) -> FastAPI:
+    """Builds the app; stores are opened by the lifespan.
+
+    `freeze_after_start` (the service's entry point sets it) moves everything loaded at start
+    (the models, the modules: ≈ 200k objects) out of the garbage collector's reach: each full
+    collection walked them all, ≈ 120 ms, twice in 400 recalls. Not for an app built per test:
+    frozen objects are never collected.
+    """
     settings = settings or get_settings()
 
     @asynccontextmanager
@@ -37,6 +44,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.runtime = runtime
         app.state.stores = runtime.stores
         app.state.keyring = runtime.keyring
+        if freeze_after_start:
+            gc.collect()
+            gc.freeze()
         try:
             yield
         finally:

@@ -11,9 +11,7 @@ the query names. Every term is returned in `components`, so a client can see why
 ranked where it did.
 """
 
-import functools
 import math
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -21,7 +19,6 @@ from datetime import datetime
 # Small k: top ranks dominate. On LoCoMo, k=5 gave recall@10 0.67 where k=60 gave 0.59.
 RRF_K = 5
 CONTEXT = "context"  # not a ranked channel: its candidates carry a lift, not a rank
-LETTER, NOT_LETTER = r"[^\W\d_]", r"[\W\d_]"
 
 
 @dataclass(frozen=True)
@@ -139,21 +136,36 @@ def context_lift(seed_match: float, weights: Weights) -> float:
 def name_term(content: str, names: Sequence[str], weights: Weights) -> float:
     """name_lead if the memory starts with a person the query names (a chat turn's speaker,
     "Caroline: …", or a note's subject, "Caroline's …"), name_mention if it names one
-    elsewhere, else 0. Whole words; case-insensitive, so "CAROLINE:" counts too."""
+    elsewhere, else 0. Whole words; case-insensitive, so "CAROLINE:" counts too.
+
+    String search, not a regular expression: every query names other people, and compiling
+    its pattern cost ≈ 0.35 ms per recall."""
     if not names or not content:
         return 0.0
-    lead, anywhere = _name_patterns(tuple(names))
-    if lead.match(content):
+    text = content.lower()
+    first_letter = next((i for i, char in enumerate(text) if char.isalpha()), len(text))
+    wanted = [name.lower() for name in names]
+    if any(_whole_word_at(text, first_letter, name) for name in wanted):
         return weights.name_lead
-    return weights.name_mention if anywhere.search(content) else 0.0
+    return weights.name_mention if any(_has_word(text, name) for name in wanted) else 0.0
 
 
-@functools.lru_cache(maxsize=256)
-def _name_patterns(names: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """(starts with one of the names, has one of them anywhere), as whole words."""
-    alternatives = "|".join(re.escape(name) for name in names)
-    word = rf"(?<!{LETTER})(?:{alternatives})(?!{LETTER})"
-    return re.compile(rf"{NOT_LETTER}*{word}", re.I), re.compile(word, re.I)
+def _whole_word_at(text: str, start: int, word: str) -> bool:
+    end = start + len(word)
+    return (
+        text.startswith(word, start)
+        and (start == 0 or not text[start - 1].isalpha())
+        and (end == len(text) or not text[end].isalpha())
+    )
+
+
+def _has_word(text: str, word: str) -> bool:
+    start = text.find(word)
+    while start >= 0:
+        if _whole_word_at(text, start, word):
+            return True
+        start = text.find(word, start + 1)
+    return False
 
 
 def recency(timestamp: str | None, now: datetime, weights: Weights) -> float:

@@ -124,6 +124,15 @@ def test_name_term_prefers_the_named_speaker_then_a_mention():
     assert rank.name_term("", names, weights) == 0.0
 
 
+def test_name_term_words_end_at_any_letter_not_only_ascii():
+    weights = rank.Weights(name_lead=0.2, name_mention=0.1)
+    assert rank.name_term("2023 – Zoë: hi", ["Zoë"], weights) == 0.2
+    assert rank.name_term("Mel: ask ZOË later", ["Zoë"], weights) == 0.1
+    assert rank.name_term("Mel: Renéeà came", ["Renée"], weights) == 0.0
+    assert rank.name_term("Mel: Caroline2 came", ["Caroline"], weights) == 0.1  # digits split
+    assert rank.name_term("Mel: Caroline caroline", ["Caroline", "Mel"], weights) == 0.2
+
+
 def test_score_adds_the_name_term_only_when_the_query_names_someone():
     candidate = rank.Candidate("m", ranks={"dense": 0, "bm25": 0})
     memory = {"importance": 0.5, "confidence": 0.5, "layer": "consolidated",
