@@ -574,12 +574,12 @@ def recall_params(text: str, vector: list[float] | None) -> dict[str, str]:
 class StdlibClient:
     """GET /recall over one keep-alive `http.client` connection: the timed client.
 
-    httpx spends ≈ 3 ms of its own per call on these machines (building the request, parsing
-    the response, its transport layers: the same recalls measured 17.1 ms from httpx and 14.2
-    from this client, with the server's own time 1.5 ms apart), and on two cores it competes
-    with the server for them. `http.client` costs ≈ 0.5 ms, closer to curl or any compiled
-    client, so the wall figures measure the service. httpx is still timed as a separate pass
-    (`with_query_embedding_httpx`) so that the figures of earlier runs stay comparable.
+    httpx does more work of its own per call (building the request, its transport layers,
+    parsing the response), and on two cores that work competes with the server: the same
+    recalls, interleaved in one run, took 1.1–1.6 ms longer at p50 from httpx with the same
+    server time. `http.client` is closer to curl or a compiled client, so the wall figures
+    measure the service. httpx is still timed as its own pass (`with_query_embedding_httpx`)
+    so that figures of earlier runs, all taken with httpx, stay comparable.
     """
 
     def __init__(self, base: str) -> None:

@@ -1,7 +1,7 @@
 """The embedder interface, its errors, and the health bookkeeping every embedder shares."""
 
 import math
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Sequence
 from datetime import UTC, datetime
 from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 
@@ -32,16 +32,8 @@ class Embedder(Protocol):
         """One vector per text, in order; raises EmbeddingError, never returns placeholders."""
         ...
 
-    async def embed_query(
-        self, text: str, *, on_started: Callable[[], None] | None = None
-    ) -> list[float]:
-        """The vector of one search query, from the same model.
-
-        `on_started`, if given, is called on the event loop once the embedder no longer needs
-        this process's interpreter for a while (the local model has entered its native run; a
-        remote call has been sent): recall starts its keyword search then, so that the search,
-        which holds the GIL, does not delay the model's start.
-        """
+    async def embed_query(self, text: str) -> list[float]:
+        """The vector of one search query, from the same model."""
         ...
 
     async def warm_up(self) -> None:

@@ -9,7 +9,7 @@ closer than unrelated texts. It carries no meaning beyond word overlap.
 import hashlib
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from app.embeddings.base import HealthTracker, check_vector, text_list
@@ -77,12 +77,8 @@ class HashEmbedder:
             self._health.success()
         return vectors
 
-    async def embed_query(
-        self, text: str, *, on_started: Callable[[], None] | None = None
-    ) -> list[float]:
-        """The vector of one query (`on_started` is called at once)."""
-        if on_started is not None:
-            on_started()
+    async def embed_query(self, text: str) -> list[float]:
+        """The vector of one query."""
         return (await self.embed([text]))[0]
 
     async def warm_up(self) -> None:

@@ -180,18 +180,10 @@ class LocalEmbedder:
             return []
         return await tracked(self._health, self._embed(items), "local embedding")
 
-    async def embed_query(
-        self, text: str, *, on_started: Callable[[], None] | None = None
-    ) -> list[float]:
-        """The vector of one query, on the foreground session; `on_started` is called on the
-        event loop when the model's run begins (it releases the GIL for its duration)."""
+    async def embed_query(self, text: str) -> list[float]:
+        """The vector of one query, on the foreground session."""
         items = text_list([text])
-        started = None
-        if on_started is not None:
-            loop = asyncio.get_running_loop()
-            started = functools.partial(loop.call_soon_threadsafe, on_started)
-        embedding = self._embed_query(items[0], started)
-        return (await tracked(self._health, embedding, "local embedding"))[0]
+        return (await tracked(self._health, self._embed_query(items[0]), "local embedding"))[0]
 
     async def warm_up(self) -> None:
         """Loads and runs both sessions once, so a broken install shows at startup."""
@@ -222,19 +214,16 @@ class LocalEmbedder:
             raise EmbeddingError("the model produced a non-finite vector")
         return vectors.tolist()
 
-    async def _embed_query(self, text: str, started: Callable[[], Any] | None) -> list[list[float]]:
-        vector = await self._run(self._query_vector, text, started, executor=self._query_executor)
+    async def _embed_query(self, text: str) -> list[list[float]]:
+        vector = await self._run(self._query_vector, text, executor=self._query_executor)
         if not np.isfinite(vector).all():
             raise EmbeddingError("the model produced a non-finite vector")
         return vector.tolist()
 
-    def _query_vector(self, text: str, started: Callable[[], Any] | None) -> np.ndarray:
+    def _query_vector(self, text: str) -> np.ndarray:
         if self._query_minilm is None:
             self._query_minilm = self._new_minilm(QUERY_THREADS)
-        encodings = self._query_minilm.tokenize([text])
-        if started is not None:
-            started()
-        return self._query_minilm.forward(encodings)
+        return self._query_minilm.forward(self._query_minilm.tokenize([text]))
 
     def _load(self) -> MiniLM:
         if self._minilm is None:

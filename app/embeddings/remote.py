@@ -5,7 +5,7 @@
 requests go to `base_url + "/embeddings"`. Nothing is appended or guessed.
 """
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import httpx
@@ -114,12 +114,8 @@ class OpenAIEmbedder:
             return []
         return await tracked(self._health, self._embed(items), "remote embedding")
 
-    async def embed_query(
-        self, text: str, *, on_started: Callable[[], None] | None = None
-    ) -> list[float]:
-        """The vector of one query (`on_started` is called at once)."""
-        if on_started is not None:
-            on_started()
+    async def embed_query(self, text: str) -> list[float]:
+        """The vector of one query."""
         return (await self.embed([text]))[0]
 
     async def warm_up(self) -> None:

@@ -57,22 +57,13 @@ async def run_channels(
     the query without the people it names); keywords always search the query itself.
     `on_keywords` is called with the BM25 hits as soon as they arrive (recall starts reading
     them from the graph while the dense channel is still at work).
-
-    The keyword search waits until the query's embedding has started: an Edge search holds the
-    GIL, and started first it kept the local model from starting for ≈ 1.5 ms (the model runs
-    without the GIL, so the search then costs the embedding nothing).
     """
     run = ChannelRun()
-    embedding = asyncio.Event()
     tasks = []
     if "dense" in channels:
-        tasks.append(
-            _dense(stores, embedder, dense_query or query, vector, flt, fetch, run, embedding)
-        )
-    else:
-        embedding.set()
+        tasks.append(_dense(stores, embedder, dense_query or query, vector, flt, fetch, run))
     if "bm25" in channels and query:
-        tasks.append(_bm25(stores, query, flt, fetch, run, on_keywords, embedding))
+        tasks.append(_bm25(stores, query, flt, fetch, run, on_keywords))
     await asyncio.gather(*tasks)
     if "qdrant" in run.degraded and "bm25" in channels and query and "bm25" not in run.hits:
         run.hits["bm25"] = await fulltext(stores, query, flt, fetch)
@@ -87,21 +78,16 @@ async def _dense(
     flt: VectorFilter,
     fetch: int,
     run: ChannelRun,
-    embedding: asyncio.Event,
 ) -> None:
     if vector is None and query:
         started = time.perf_counter()
         try:
-            vector = await embedder.embed_query(query, on_started=embedding.set)
+            vector = await embedder.embed_query(query)
         except Exception:  # the embedder's health records it; recall goes on with keywords
             log.warning("query embedding failed; dense channel skipped", exc_info=True)
             run.degraded.add("embedder")
             return
-        finally:
-            embedding.set()  # the keyword search waits for it, whatever became of the embedding
         run.timed("embed", started)
-    else:
-        embedding.set()
     if vector is None:
         return
     started = time.perf_counter()
@@ -117,9 +103,8 @@ async def _dense(
 
 async def _bm25(
     stores: Stores, query: str, flt: VectorFilter, fetch: int, run: ChannelRun,
-    on_hits: Callable[[list[tuple[str, float]]], None] | None, embedding: asyncio.Event,
+    on_hits: Callable[[list[tuple[str, float]]], None] | None,
 ) -> None:  # fmt: skip
-    await embedding.wait()
     started = time.perf_counter()
     try:
         hits = await stores.vectors.search_sparse(query, flt, fetch, with_payload=False)

@@ -16,16 +16,6 @@ async def test_same_text_same_vector_across_instances():
     assert await a.embed_query("hello world") == (await a.embed(["hello world"]))[0]
 
 
-async def test_query_start_is_signalled_at_once():
-    started = []
-
-    embedder = HashEmbedder(dimension=16)
-
-    vector = await embedder.embed_query("hi", on_started=lambda: started.append(1))
-
-    assert started == [1] and len(vector) == 16
-
-
 async def test_different_texts_different_vectors():
     vectors = await HashEmbedder(dimension=64).embed(["hello world", "hello world!", "Hello World"])
 

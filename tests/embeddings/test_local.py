@@ -1,6 +1,5 @@
 import asyncio
 import socket
-import threading
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -61,22 +60,6 @@ async def test_query_session_gives_the_same_vectors(embedder: LocalEmbedder):
     query = await embedder.embed_query(text)
     batch = (await embedder.embed([text, "another text to batch with"]))[0]
     assert sum(q * b for q, b in zip(query, batch, strict=True)) > 0.9999
-
-
-async def test_query_start_is_signalled_on_the_loop_before_the_vector(embedder: LocalEmbedder):
-    loop_thread = threading.get_ident()
-    calls: list[tuple[bool, int]] = []  # (on the loop's thread, vectors returned so far)
-    returned = 0
-
-    def on_started() -> None:
-        calls.append((threading.get_ident() == loop_thread, returned))
-
-    vector = await embedder.embed_query("Where did Alice move last spring?", on_started=on_started)
-    returned += 1
-    await asyncio.sleep(0)  # a call scheduled with the result would have run by now
-
-    assert calls == [(True, 0)]
-    assert vector == await embedder.embed_query("Where did Alice move last spring?")
 
 
 async def test_order_preserved(embedder: LocalEmbedder):

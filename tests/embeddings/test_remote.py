@@ -43,19 +43,6 @@ def make_embedder(server: FakeOpenAI, **overrides) -> OpenAIEmbedder:
     return OpenAIEmbedder(**settings)
 
 
-async def test_query_start_is_signalled_before_the_call(server: FakeOpenAI):
-    embedder = make_embedder(server)
-    requests_when_started = []
-
-    vector = await embedder.embed_query(
-        "hello", on_started=lambda: requests_when_started.append(len(server.requests))
-    )
-
-    assert requests_when_started == [0]
-    assert vector == fake_vector("hello", DIM)
-    await embedder.close()
-
-
 async def test_batches_and_keeps_order(server: FakeOpenAI):
     embedder = make_embedder(server)
     texts = [f"text number {i}" for i in range(10)]

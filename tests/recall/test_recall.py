@@ -144,39 +144,11 @@ async def test_no_channel_leaks_across_users(recall_app):
     assert all(r["memory"]["user_id"] == "alice" for r in alice["results"])
 
 
-async def test_keyword_search_starts_once_the_query_embedding_runs(recall_app, monkeypatch):
-    """An Edge search holds the GIL: started first, it kept the local model from starting."""
-    client, ids = recall_app
-    runtime = client.app.state.runtime
-    events: list[str] = []
-    embed_query, search_sparse = runtime.embedder.embed_query, runtime.stores.vectors.search_sparse
-
-    async def observed_embedding(text, *, on_started=None):
-        def started() -> None:
-            events.append("embedding started")
-            on_started()
-
-        vector = await embed_query(text, on_started=started)
-        events.append("embedding done")
-        return vector
-
-    async def observed_keywords(*args, **kwargs):
-        events.append("keyword search")
-        return await search_sparse(*args, **kwargs)
-
-    monkeypatch.setattr(runtime.embedder, "embed_query", observed_embedding)
-    monkeypatch.setattr(runtime.stores.vectors, "search_sparse", observed_keywords)
-    body = await recall(client, query="what does Alice drink in the morning?", limit=1)
-
-    assert events.index("embedding started") < events.index("keyword search")
-    assert body["results"][0]["id"] == ids["tea"]
-
-
 async def test_keywords_still_answer_when_the_query_embedding_fails(recall_app, monkeypatch):
     client, ids = recall_app
     runtime = client.app.state.runtime
 
-    async def failing(text, *, on_started=None):
+    async def failing(text):
         raise RuntimeError("the model is gone")
 
     monkeypatch.setattr(runtime.embedder, "embed_query", failing)
