@@ -36,9 +36,10 @@ import sys
 import tempfile
 import time
 import urllib.parse
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -660,24 +661,24 @@ def measure_recall(
     text only from httpx, in a random order per query."""
     rng = random.Random(11)
     stdlib = StdlibClient(server.base)
-    calls = {
-        "with_query_embedding": lambda key, text, vector: stdlib.recall(key, text, None),
-        "precomputed_vector": stdlib.recall,
-        "with_query_embedding_httpx": lambda key, text, vector: recall_once(
-            client, key, text, None
-        ),
+    # mode -> (the call, whether it sends the precomputed vector)
+    calls: dict[str, tuple[Callable[..., Outcome], bool]] = {
+        "with_query_embedding": (stdlib.recall, False),
+        "precomputed_vector": (stdlib.recall, True),
+        "with_query_embedding_httpx": (partial(recall_once, client), False),
     }
     try:
         for query, vector in list(zip(queries, vectors, strict=True))[:warmup]:
-            for call in calls.values():
-                call(server.key(query.user), query.text, vector)
+            for call, sends_vector in calls.values():
+                call(server.key(query.user), query.text, vector if sends_vector else None)
         passes = {mode: Pass() for mode in calls}
         for number, (query, vector) in enumerate(zip(queries, vectors, strict=True), 1):
             target = ids.get(query.target) if query.target is not None else None
             modes = list(passes)
             rng.shuffle(modes)
             for mode in modes:
-                outcome = calls[mode](server.key(query.user), query.text, vector)
+                call, sends_vector = calls[mode]
+                outcome = call(server.key(query.user), query.text, vector if sends_vector else None)
                 account(passes[mode], *outcome, target)
             if number % 100 == 0:
                 log(f"recall: {number}/{len(queries)} queries")
