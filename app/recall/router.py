@@ -111,9 +111,9 @@ class RecallResponse(BaseModel):
     )
     query_time_ms: float = Field(description="Server time spent.")
     timings_ms: dict[str, float] = Field(
-        description="Milliseconds per search step: embed, dense, bm25 (these run side by side), "
-        "graph (the candidates' read after the channels; the keyword matches are read ahead, "
-        "beside embed); empty when nothing was searched."
+        description="Milliseconds per search step: embed (the query's embedding), search (the "
+        "dense and keyword index searches, one request), graph (the candidates' read); empty "
+        "when nothing was searched."
     )
 
 

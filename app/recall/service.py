@@ -17,7 +17,6 @@ from app.recall import decompose, expansion, filters, rank
 from app.recall.channels import WORD, run_channels
 from app.recall.names import query_names, without_names
 from app.recall.params import RecallParams
-from app.recall.prefetch import CandidateReads
 from app.recall.state import STATE_FIELDS, is_current
 from app.recall.timewindow import parse_time_phrase
 from app.scope import Scope
@@ -201,63 +200,33 @@ async def _put_priority_first(
     outcome.expanded = len(outcome.hits) - len(first) - len(rest)
 
 
+@dataclass
+class _Pool:
+    """Every query's candidates, merged: each id keeps the query it matched best."""
+
+    best: dict[str, tuple[rank.Candidate, str, list[str]]] = field(default_factory=dict)
+    fused: dict[str, float] = field(default_factory=dict)  # id -> fused match, computed once
+    degraded: set[str] = field(default_factory=set)
+    timings: dict[str, float] = field(default_factory=dict)
+    vector_matched: int = 0
+
+
 async def _search(
-    stores: Stores,
-    embedder: Embedder,
-    scope: Scope,
-    params: RecallParams,
-    config: RecallConfig,
-    flt: VectorFilter,
-    queries: list[str],
-    now: datetime,
-) -> RecallOutcome:
-    """Searches every query's channels, reads the best candidates from the graph (the keyword
-    matches ahead, see prefetch.py), then scores, filters and orders them."""
-    seeding = config.context_seeds if "context" in params.channels else 0
-    reads = CandidateReads(stores.graph, scope, _shortlist_size(params), seeding)
-    try:
-        return await _search_with(stores, embedder, params, config, flt, queries, now, reads)
-    finally:
-        reads.cancel()
-
-
-async def _search_with(
-    stores: Stores, embedder: Embedder, params: RecallParams, config: RecallConfig,
-    flt: VectorFilter, queries: list[str], now: datetime, reads: CandidateReads,
+    stores: Stores, embedder: Embedder, scope: Scope, params: RecallParams, config: RecallConfig,
+    flt: VectorFilter, queries: list[str], now: datetime,
 ) -> RecallOutcome:  # fmt: skip
-    scope = flt.scope
-    fetch = min(max(params.limit * FETCH_FACTOR, FETCH_MIN), FETCH_MAX)
-    asked = {params.query, *params.queries}  # the rest of `queries` are auto_decompose's
-    best: dict[str, tuple[rank.Candidate, str, list[str]]] = {}
-    fused: dict[str, float] = {}  # id -> fused match of its entry in `best`, computed once
-    degraded: set[str] = set()
-    timings: dict[str, float] = {}
-    vector_matched = 0
-    for query in queries or [""]:
-        run = await run_channels(
-            stores, embedder, query=query, vector=params.embedding, flt=flt,
-            channels=params.channels, fetch=fetch, dense_query=_dense_query(query, config),
-            on_keywords=reads.prefetch,
-        )  # fmt: skip
-        degraded |= run.degraded
-        _add_timings(timings, run.timings)
-        vector_matched += len(run.hits.get("dense", []))
-        ran = list(run.hits)
-        share = 1.0 if query in asked else config.weights.sub_query_share
-        candidates = rank.fuse(run.hits, share)
-        scores = rank.fused_scores(candidates.values(), config.weights, ran)
-        for memory_id, candidate in candidates.items():
-            match = scores[memory_id] + candidate.context
-            if memory_id not in best or match > _match(best, fused, memory_id):
-                best[memory_id] = (candidate, query, ran)
-                fused[memory_id] = scores[memory_id]
+    """Searches every query's channels, reads the best candidates from the graph, then scores,
+    filters and orders them."""
+    pool = await _candidates(stores, embedder, params, config, flt, queries)
+    best, fused, timings = pool.best, pool.fused, pool.timings
     lifted_from = _context_seeds(fused, config) if "context" in params.channels else []
     read_started = time.perf_counter()
-    found = await reads.read(_shortlist(best, fused, params), lifted_from)
+    shortlist = _shortlist(best, fused, params)
+    found = await stores.graph.recall_candidates(scope, shortlist, lifted_from)
     _lift_neighbour_turns(best, fused, found.neighbours, config)
     # Lifts only raise scores, so the shortlist after them is among what was just read.
-    pool = [i for i in _shortlist(best, fused, params) if i in found.properties]
-    facts = {i: found.properties[i] for i in pool if filters.matches(found.properties[i], flt)}
+    read = [i for i in _shortlist(best, fused, params) if i in found.properties]
+    facts = {i: found.properties[i] for i in read if filters.matches(found.properties[i], flt)}
     visible, ended = _current_state(facts, params, now)
     replaced = [i for i in (*visible, *ended) if i in found.replaced]
     heads = await _replacements(stores, scope, replaced, params, now)
@@ -272,11 +241,39 @@ async def _search_with(
         seeds = seeds[: len(seeds) - cut]
     expansions = await _expansions(stores, scope, seeds, params, now)
     return RecallOutcome(
-        hits=seeds + expansions, window=None, time_understood=True, degraded=sorted(degraded),
-        suppressed=suppressed, replaced=len(heads), floored=floored + cut,
-        vector_matched=vector_matched, expanded=len(expansions), cut=cut,
-        timings=timings,
+        hits=seeds + expansions, window=None, time_understood=True,
+        degraded=sorted(pool.degraded), suppressed=suppressed, replaced=len(heads),
+        floored=floored + cut, vector_matched=pool.vector_matched, expanded=len(expansions),
+        cut=cut, timings=timings,
     )  # fmt: skip
+
+
+async def _candidates(
+    stores: Stores, embedder: Embedder, params: RecallParams, config: RecallConfig,
+    flt: VectorFilter, queries: list[str],
+) -> _Pool:  # fmt: skip
+    """Runs each query's channels and fuses their hits into one pool."""
+    fetch = min(max(params.limit * FETCH_FACTOR, FETCH_MIN), FETCH_MAX)
+    asked = {params.query, *params.queries}  # the rest of `queries` are auto_decompose's
+    pool = _Pool()
+    for query in queries or [""]:
+        run = await run_channels(
+            stores, embedder, query=query, vector=params.embedding, flt=flt,
+            channels=params.channels, fetch=fetch, dense_query=_dense_query(query, config),
+        )  # fmt: skip
+        pool.degraded |= run.degraded
+        _add_timings(pool.timings, run.timings)
+        pool.vector_matched += len(run.hits.get("dense", []))
+        ran = list(run.hits)
+        share = 1.0 if query in asked else config.weights.sub_query_share
+        candidates = rank.fuse(run.hits, share)
+        scores = rank.fused_scores(candidates.values(), config.weights, ran)
+        for memory_id, candidate in candidates.items():
+            match = scores[memory_id] + candidate.context
+            if memory_id not in pool.best or match > _match(pool.best, pool.fused, memory_id):
+                pool.best[memory_id] = (candidate, query, ran)
+                pool.fused[memory_id] = scores[memory_id]
+    return pool
 
 
 def uses_adaptive_floor(params: RecallParams) -> bool:

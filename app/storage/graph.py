@@ -54,8 +54,12 @@ GET_MEMORIES = f"MATCH (m:Memory) WHERE m.id IN $ids AND {IN_SCOPE} RETURN prope
 # Whether a memory has a successor (INVALIDATED_BY / EVOLVED_INTO, which link memories only),
 # for recall's state rule; outdegree reads the adjacency directly, cheaper than a pattern.
 HAS_SUCCESSOR = "outdegree(m, ['INVALIDATED_BY', 'EVOLVED_INTO']) > 0"
-# Recall's one read of its shortlist: each candidate's properties, and the session turns just
-# before and after each seed (their properties too, unless they are candidates already).
+# Recall's candidate read is split into this many queries run side by side (FalkorDB's thread
+# pool has one thread per core; two cores here).
+CANDIDATE_READS = 2
+# Recall's read of (a share of) its shortlist: each candidate's properties, and the session turns
+# just before and after each seed (their properties too, unless they are candidates of this
+# read already).
 RECALL_CANDIDATES = f"""
 MATCH (m:Memory) WHERE m.id IN $ids AND {IN_SCOPE}
 RETURN NULL AS seed, m.id AS id, properties(m) AS memory, {HAS_SUCCESSOR} AS replaced
@@ -336,7 +340,27 @@ class GraphStore:
         self, scope: Scope, memory_ids: Sequence[str], seeds: Sequence[str]
     ) -> RecallCandidates:
         """The properties of the ids in scope, whether each has a successor, and the session
-        turns next to each seed (with their properties), in one query."""
+        turns next to each seed (with their properties).
+
+        Read as CANDIDATE_READS queries side by side, each over a share of the ids and seeds:
+        FalkorDB runs them on its own threads, and one reply is parsed here while the next is
+        still being produced.
+        """
+        parts = [
+            (memory_ids[k::CANDIDATE_READS], seeds[k::CANDIDATE_READS])
+            for k in range(CANDIDATE_READS)
+        ]
+        reads = [self._recall_candidates(scope, ids, part) for ids, part in parts if ids or part]
+        found = RecallCandidates({}, [], set())
+        for read in await asyncio.gather(*reads):
+            found.properties.update(read.properties)
+            found.neighbours.extend(read.neighbours)
+            found.replaced |= read.replaced
+        return found
+
+    async def _recall_candidates(
+        self, scope: Scope, memory_ids: Sequence[str], seeds: Sequence[str]
+    ) -> RecallCandidates:
         params = {"ids": list(memory_ids), "seeds": list(seeds), **scope_params(scope)}
         found = RecallCandidates({}, [], set())
         for seed, memory_id, props, replaced in await self.ro_rows(RECALL_CANDIDATES, params):

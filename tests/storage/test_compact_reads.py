@@ -1,4 +1,4 @@
-"""The fast read path: the compact reader, and recall's one-query read of its shortlist."""
+"""The fast read path: the compact reader, and recall's read of its shortlist."""
 
 import uuid
 from collections.abc import AsyncIterator
@@ -6,7 +6,6 @@ from collections.abc import AsyncIterator
 import pytest
 
 from app.errors import StoreUnavailable
-from app.recall.prefetch import CandidateReads
 from app.scope import Scope
 from app.storage import compact
 from app.storage.falkordb_server import EmbeddedFalkorDB
@@ -127,39 +126,42 @@ async def test_a_server_gone_away_is_store_unavailable(tmp_path):
     await store.close()
 
 
-class CountingGraph:
-    """The real graph, counting recall's reads."""
+class CountingGraph(GraphStore):
+    """The real graph, counting the queries recall's candidate read makes."""
 
-    def __init__(self, graph: GraphStore) -> None:
-        self.graph, self.reads = graph, []
+    def __init__(self, url: str, name: str) -> None:
+        super().__init__(url, name)
+        self.reads: list[tuple[list[str], list[str]]] = []
 
-    async def recall_candidates(self, scope, ids, seeds):
-        self.reads.append((list(ids), list(seeds)))
-        return await self.graph.recall_candidates(scope, ids, seeds)
+    async def _recall_candidates(self, scope, memory_ids, seeds):
+        self.reads.append((list(memory_ids), list(seeds)))
+        return await super()._recall_candidates(scope, memory_ids, seeds)
 
 
-async def test_prefetched_reads_add_up_to_the_one_read(graph):
+async def test_the_candidate_read_is_two_queries_that_add_up_to_one(graph, falkordb_url):
     await _turns(graph)
-    whole = await graph.recall_candidates(ALICE, ["t2", "old", "r", "t3"], seeds=["t2", "t3"])
-    counting = CountingGraph(graph)
-    reads = CandidateReads(counting, ALICE, size=2, seeds=2)  # type: ignore[arg-type]
+    counting = CountingGraph(falkordb_url, graph.graph_name)
+    ids, seeds = ["t2", "old", "r", "t3"], ["t2", "t3"]
 
-    reads.prefetch([("t2", 9.0), ("r", 8.0), ("x", 7.0)])  # keywords found t2 and r first
-    found = await reads.read(["t2", "old", "r", "t3"], ["t2", "t3"])
+    found = await counting.recall_candidates(ALICE, ids, seeds)
+    whole = await graph._recall_candidates(ALICE, ids, seeds)  # the same read as one query
 
+    assert counting.reads == [(["t2", "r"], ["t2"]), (["old", "t3"], ["t3"])]
     assert found.properties == whole.properties
+    # t3's neighbour t2 is a candidate of the other query: its properties come from there
     assert sorted(found.neighbours) == sorted(whole.neighbours)
-    assert found.replaced == whole.replaced
-    assert counting.reads == [(["t2", "r"], ["t2", "r"]), (["old", "t3"], ["t3"])]
+    assert found.replaced == whole.replaced == {"old"}
+    await counting.close()
 
 
-async def test_a_prefetched_seed_that_is_not_a_seed_lifts_nothing(graph):
+async def test_a_short_list_is_read_in_one_query(graph, falkordb_url):
     await _turns(graph)
-    counting = CountingGraph(graph)
-    reads = CandidateReads(counting, ALICE, size=3, seeds=3)  # type: ignore[arg-type]
+    counting = CountingGraph(falkordb_url, graph.graph_name)
 
-    reads.prefetch([("t2", 9.0), ("t3", 8.0)])
-    found = await reads.read(["t2", "t3"], seeds=["t3"])
+    found = await counting.recall_candidates(ALICE, ["t2"], seeds=[])
 
-    assert sorted(found.neighbours) == [("t3", "t2")]  # not t2's turns: t2 is no seed now
-    assert len(counting.reads) == 1  # the prefetch covered everything
+    assert counting.reads == [(["t2"], [])]
+    assert set(found.properties) == {"t2"}
+    assert await counting.recall_candidates(ALICE, [], seeds=[]) == found.__class__({}, [], set())
+    assert len(counting.reads) == 1  # nothing asked, nothing read
+    await counting.close()

@@ -131,10 +131,13 @@ def flt(user: str = USER, agent: str | None = None, **kwargs: object) -> VectorF
 async def all_channels(index: VectorIndex, f: VectorFilter, text: str) -> dict[str, set[str]]:
     """Ids each search channel returns for a query matching every test point."""
     query = vec(1, 1, 1, 1, 1, 1, 1, 1)
+    both = await index.search_channels(query, text, f, 50)
     return {
         "dense": {h.id for h in await index.search_dense(query, f, 50)},
         "sparse": {h.id for h in await index.search_sparse(text, f, 50)},
         "hybrid": {h.id for h in await index.search_hybrid(query, text, f, 50)},
+        "channels.dense": {h.id for h in both.dense or []},
+        "channels.sparse": {h.id for h in both.sparse or []},
     }
 
 
@@ -232,6 +235,46 @@ async def test_hybrid_fuses_both_channels(harness: Harness) -> None:
     # Same RRF scale on both engines: sum over channels of 1 / (RRF_K + 0-based rank).
     assert hits[0].score == pytest.approx(2 / (RRF_K + 1))
     assert hits[1].score == pytest.approx(1 / RRF_K)
+
+
+async def test_search_channels_finds_what_each_search_finds(harness: Harness) -> None:
+    index = harness.index
+    await index.upsert(
+        [
+            point(vec(1, 0, 0), "unrelated words alpha beta"),
+            point(None, "quantum quantum physics"),
+            point(vec(1, 0.3, 0), "quantum banana split dessert with cream"),
+            point(vec(0, 1, 0.2), "gardening tips"),
+        ]
+    )
+    query = vec(1, 0.2, 0)
+
+    both = await index.search_channels(query, "quantum", flt(), 3)
+
+    def pairs(hits: list) -> list[tuple[str, float]]:
+        return [(h.id, pytest.approx(h.score)) for h in hits]
+
+    assert pairs(both.dense or []) == pairs(await index.search_dense(query, flt(), 3))
+    assert pairs(both.sparse or []) == pairs(await index.search_sparse("quantum", flt(), 3))
+    assert len(both.dense or []) == 3 and len(both.sparse or []) == 2
+    assert all(h.payload == {} for h in [*(both.dense or []), *(both.sparse or [])])
+
+
+async def test_search_channels_runs_only_what_it_is_given(harness: Harness) -> None:
+    index = harness.index
+    p = point(vec(1, 0), "walrus")
+    await index.upsert([p])
+
+    dense_only = await index.search_channels(vec(1, 0), None, flt(), 5)
+    assert [h.id for h in dense_only.dense or []] == [p.id] and dense_only.sparse is None
+    text_only = await index.search_channels(None, "walrus", flt(), 5)
+    assert text_only.dense is None and [h.id for h in text_only.sparse or []] == [p.id]
+    no_token = await index.search_channels(vec(1, 0), "the of and", flt(), 5)
+    assert no_token.sparse == [] and [h.id for h in no_token.dense or []] == [p.id]
+    nothing = await index.search_channels(None, None, flt(), 5)
+    assert nothing.dense is None and nothing.sparse is None
+    with pytest.raises(ValueError):
+        await index.search_channels([1.0] * (DIM - 1), "walrus", flt(), 5)
 
 
 async def test_hybrid_without_keywords_falls_back_to_dense(harness: Harness) -> None:

@@ -66,6 +66,14 @@ class VectorHit:
 
 
 @dataclass(frozen=True, slots=True)
+class ChannelHits:
+    """What one ``search_channels`` call found; None for a channel that was not asked."""
+
+    dense: list[VectorHit] | None = None
+    sparse: list[VectorHit] | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class VectorRecord:
     """A stored point as returned by ``retrieve``."""
 
@@ -305,6 +313,12 @@ class VectorIndex(Protocol):
         prefetch: int | None = None,
     ) -> list[VectorHit]:
         """Dense and sparse candidates fused by the engine with RRF."""
+
+    async def search_channels(
+        self, vector: list[float] | None, text: str | None, flt: VectorFilter, limit: int
+    ) -> ChannelHits:
+        """The dense search of ``vector`` and the BM25 search of ``text`` (each if given), as one
+        request, without payloads: the same hits as search_dense and search_sparse."""
 
     async def count(self, scope: Scope | None = None) -> int:
         """Points visible to ``scope`` (archived included); ``None`` counts every point."""

@@ -20,6 +20,7 @@ from app.storage.vectors.base import (
     PAYLOAD_INDEXES,
     RRF_K,
     SPARSE,
+    ChannelHits,
     Clause,
     Condition,
     FieldAny,
@@ -174,6 +175,35 @@ class EdgeVectorIndex:
             queries.append(qe.Query.Nearest(_sparse(terms), using=SPARSE))
         stages = [qe.Prefetch(limit=size, query=q, filter=engine_filter) for q in queries]
         return await self._query(limit, flt, query=qe.Fusion.Rrf(k=RRF_K), prefetches=stages)
+
+    async def search_channels(
+        self, vector: list[float] | None, text: str | None, flt: VectorFilter, limit: int
+    ) -> ChannelHits:
+        """Both searches as one planned batch on the shard thread.
+
+        An Edge search holds the GIL while it runs, so a search beside the query's embedding
+        or a graph read only delays them; one batch after the embedding is one wait, and shares
+        the filter's planning.
+        """
+        engine_filter = _filter(describe_filter(flt))
+        queries: dict[str, Any] = {}
+        if vector is not None:
+            queries[DENSE] = qe.Query.Nearest(check_vector(vector, self.dimension), using=DENSE)
+        terms = query_terms(text) if text else None
+        if terms is not None:
+            queries[SPARSE] = qe.Query.Nearest(_sparse(terms), using=SPARSE)
+        found: dict[str, list[VectorHit]] = {}
+        if queries and limit > 0:
+            requests = [
+                qe.QueryRequest(limit=limit, filter=engine_filter, with_payload=False, query=q)
+                for q in queries.values()
+            ]
+            batches = await self._call(partial(_query_batch_sync, requests))
+            found = dict(zip(queries, batches, strict=True))
+        return ChannelHits(
+            dense=found.get(DENSE, []) if vector is not None else None,
+            sparse=found.get(SPARSE, []) if text is not None else None,
+        )
 
     async def embedding_model(self) -> str | None:
         """As read from the shard directory's MODEL_FILE when the shard was opened."""
@@ -382,6 +412,14 @@ def _point(point: VectorPoint) -> qe.Point:
     if terms is not None:
         vectors[SPARSE] = _sparse(terms)
     return qe.Point(id=point.id, vector=vectors, payload=point.payload)
+
+
+def _query_batch_sync(
+    requests: list[qe.QueryRequest], shard: qe.EdgeShard
+) -> list[list[VectorHit]]:
+    """Runs on the shard thread; the hits are mapped there too (their ids are UUID objects)."""
+    found = shard.query_batch(qe.QueryBatchRequest(requests))
+    return [[VectorHit(str(p.id), float(p.score), {}) for p in points] for points in found]
 
 
 def _sparse(terms: SparseTerms) -> qe.SparseVector:

@@ -18,6 +18,7 @@ from app.storage.vectors.base import (
     PAYLOAD_INDEXES,
     RRF_K,
     SPARSE,
+    ChannelHits,
     Clause,
     Condition,
     FieldAny,
@@ -177,6 +178,35 @@ class RemoteVectorIndex:
             stages.append(_prefetch(_sparse(terms), SPARSE, size, engine_filter))
         fusion = models.RrfQuery(rrf=models.Rrf(k=RRF_K))
         return await self._query(limit, flt, query=fusion, prefetch=stages)
+
+    async def search_channels(
+        self, vector: list[float] | None, text: str | None, flt: VectorFilter, limit: int
+    ) -> ChannelHits:
+        """Both searches in one query_batch_points call (one round trip)."""
+        engine_filter = _filter(describe_filter(flt))
+        queries: dict[str, Any] = {}
+        if vector is not None:
+            queries[DENSE] = check_vector(vector, self.dimension)
+        terms = query_terms(text) if text else None
+        if terms is not None:
+            queries[SPARSE] = _sparse(terms)
+        found: dict[str, list[VectorHit]] = {}
+        if queries and limit > 0:
+            requests = [
+                models.QueryRequest(
+                    query=query, using=using, filter=engine_filter, limit=limit, with_payload=False
+                )
+                for using, query in queries.items()
+            ]
+            responses = await self._api.query_batch_points(self.collection, requests=requests)
+            found = {
+                using: [VectorHit(str(p.id), float(p.score), {}) for p in response.points]
+                for using, response in zip(queries, responses, strict=True)
+            }
+        return ChannelHits(
+            dense=found.get(DENSE, []) if vector is not None else None,
+            sparse=found.get(SPARSE, []) if text is not None else None,
+        )
 
     async def count(self, scope: Scope | None = None) -> int:
         """Exact count of points visible to ``scope`` (all points for None)."""
