@@ -46,14 +46,16 @@ def start_engram(
     *,
     env: dict[str, str] | None = None,
     stdout: IO | None = None,
+    root: Path = ROOT,
 ) -> subprocess.Popen:
-    """Starts `python -m app` on the embedded default (own FalkorDB server, Qdrant Edge shard)."""
+    """Starts `python -m app` from the source tree `root` (this one by default) on the embedded
+    default (own FalkorDB server, Qdrant Edge shard)."""
     child_env = {**os.environ, "ENGRAM_DATA_DIR": str(data_dir), "ENGRAM_PORT": str(port),
                  "FALKORDB_PORT": str(falkor_port), "ENGRAM_LOG_LEVEL": "warning"}  # fmt: skip
     for var in EXTERNAL_STORE_VARS:
         child_env.pop(var, None)
     child_env.update(env or {})
-    return subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=child_env, stdout=stdout)
+    return subprocess.Popen([sys.executable, "-m", "app"], cwd=root, env=child_env, stdout=stdout)
 
 
 def wait_ready(base: str, timeout: float = 60, process: subprocess.Popen | None = None) -> None:

@@ -9,9 +9,9 @@
    (the service embeds the query), text + a precomputed `embedding=` (no embedding in the
    service), and text only again from httpx (the client of earlier runs). The query embedding
    alone is timed in this process with the same local model and thread count. Reports wall
-   p50/p95/p99, the server's own query_time_ms and its per-step timings_ms (embed, dense, bm25,
-   graph), and a hit rate for queries that target a known memory (a sanity check, not a
-   quality benchmark).
+   p50/p95/p99, the server's own query_time_ms and its per-step timings_ms (embed, search,
+   graph: one after the other), and a hit rate for queries that target a known memory (a
+   sanity check, not a quality benchmark).
 4. Reports RSS of Engram and of its FalkorDB server, on-disk size of data/falkordb and
    data/qdrant, the latency of a few other endpoints at this size, and the load average.
 
@@ -106,8 +106,11 @@ def user_keys(people: list[textgen.Persona], seed: int) -> dict[str, str]:
 
 
 @contextmanager
-def own_server(data_dir: Path, people: list[textgen.Persona], seed: int) -> Iterator[Server]:
-    """Starts Engram on the embedded default with one key per user; stops it afterwards."""
+def own_server(
+    data_dir: Path, people: list[textgen.Persona], seed: int, root: Path = ROOT
+) -> Iterator[Server]:
+    """Starts Engram (from the source tree `root`) on the embedded default with one key per
+    user; stops it afterwards."""
     keys = user_keys(people, seed)
     admin = "scale-admin-" + hashlib.sha256(f"admin/{seed}".encode()).hexdigest()[:24]
     env = {
@@ -118,7 +121,7 @@ def own_server(data_dir: Path, people: list[textgen.Persona], seed: int) -> Iter
         "EMBEDDING_PROVIDER": "local",
     }
     port, falkor_port = free_port(), free_port()
-    process = start_engram(data_dir, port, falkor_port, env=env)
+    process = start_engram(data_dir, port, falkor_port, env=env, root=root)
     base = f"http://127.0.0.1:{port}"
     server = Server(base, list(keys), admin, data_dir, process, process.pid, falkor_port)
     try:
@@ -796,8 +799,9 @@ def markdown(result: dict[str, Any]) -> str:
 
 
 def steps_line(steps: dict[str, dict[str, float]]) -> str:
-    """The server's per-step timings (embed and dense run beside bm25), p50 / p95 each."""
-    order = [s for s in ("embed", "dense", "bm25", "graph") if s in steps]
+    """The server's per-step timings (embed, search, graph: one after the other), p50 / p95
+    each."""
+    order = [s for s in ("embed", "search", "graph") if s in steps]
     return ", ".join(f"{s} {steps[s]['p50_ms']} / {steps[s]['p95_ms']} ms" for s in order)
 
 

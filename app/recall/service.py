@@ -73,8 +73,8 @@ class RecallOutcome:
     scope_fallback: bool = False
     queries: list[str] = field(default_factory=list)  # every query run (queries, sub-queries)
     cut: int = 0  # results the adaptive floor cut (places scope_fallback must not refill)
-    # Milliseconds per step of the search (embed, dense, bm25, graph); embed + dense run beside
-    # bm25, so the steps do not add up to the whole.
+    # Milliseconds per step of the search (embed, search, graph), one after the other; the rest
+    # of the whole is fusion, scoring and the state rule.
     timings: dict[str, float] = field(default_factory=dict)
 
 

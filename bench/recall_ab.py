@@ -1,0 +1,123 @@
+"""A/B of /recall latency between two versions of Engram, on this noisy shared machine.
+
+Usage (after `bench/scale.py --keep-data DIR` has built a data set):
+
+    .venv/bin/python bench/recall_ab.py --data DIR --base REF [--queries 400]
+
+A is the git revision REF (checked out in a temporary worktree that uses this checkout's
+.venv), B is this working tree. Each gets its own copy of DIR and its own server, started side
+by side; one client sends every query to both, alternating which goes first, over keep-alive
+`http.client` connections. Only one server is busy at a time, so a slow minute of the machine
+hits both alike: the spread between two separate runs of bench/scale.py minutes apart (p50
+14.8 → 19.8 ms with the same code) is far larger than most changes. Reports wall p50/p95, the
+server's query_time_ms and steps for each, and how many queries got the same result ids.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench import textgen  # noqa: E402
+from bench.scale import StdlibClient, log, own_server  # noqa: E402
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, required=True, help="a bench/scale.py data dir")
+    parser.add_argument("--base", default="HEAD~1", help="git revision for A (default HEAD~1)")
+    parser.add_argument("--queries", type=int, default=400)
+    parser.add_argument("--warmup", type=int, default=40)
+    parser.add_argument("--users", type=int, default=10)
+    parser.add_argument("--memories", type=int, default=100_000)
+    parser.add_argument("--seed", type=int, default=7)
+    return parser.parse_args()
+
+
+@contextlib.contextmanager
+def worktree(revision: str, where: Path):
+    """A checkout of `revision` at `where`, sharing this checkout's .venv."""
+    subprocess.run(["git", "worktree", "add", "--detach", str(where), revision], cwd=ROOT,
+                   check=True, capture_output=True)  # fmt: skip
+    (where / ".venv").symlink_to(ROOT / ".venv")
+    try:
+        yield where
+    finally:
+        subprocess.run(["git", "worktree", "remove", "--force", str(where)], cwd=ROOT,
+                       check=False, capture_output=True)  # fmt: skip
+
+
+def p(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 2)
+
+
+def main() -> None:
+    args = parse_args()
+    people = textgen.personas(args.users, args.seed)
+    items = textgen.memories(people, args.memories, args.seed)
+    queries = textgen.queries(people, items, args.queries + args.warmup, args.seed)
+    scratch = tempfile.TemporaryDirectory(prefix="recall-ab-")
+    with scratch, contextlib.ExitStack() as stack:
+        work = Path(scratch.name)
+        base = stack.enter_context(worktree(args.base, work / "base"))
+        servers = {}
+        for name, root in (("A", base), ("B", ROOT)):
+            log(f"copying {args.data} for {name}")
+            data = work / f"data-{name}"
+            shutil.copytree(args.data, data)
+            servers[name] = stack.enter_context(own_server(data, people, args.seed, root=root))
+        clients = {name: StdlibClient(server.base) for name, server in servers.items()}
+        timed: dict[str, dict[str, list[float]]] = {name: {} for name in servers}
+        same = 0
+        for i, query in enumerate(queries):
+            order = ("A", "B") if i % 2 == 0 else ("B", "A")
+            ids = {}
+            for name in order:
+                elapsed, body, error = clients[name].recall(
+                    servers[name].key(query.user), query.text, None
+                )
+                if body is None:
+                    raise SystemExit(f"{name}: {error}")
+                ids[name] = [r["id"] for r in body["results"]]
+                if i >= args.warmup:
+                    figures = timed[name]
+                    figures.setdefault("wall", []).append(elapsed)
+                    figures.setdefault("server", []).append(body["query_time_ms"])
+                    for step, ms in body["timings_ms"].items():
+                        figures.setdefault(step, []).append(ms)
+            same += i >= args.warmup and ids["A"] == ids["B"]
+        sys.stdout.write(report(args, timed, same))
+
+
+def report(args: argparse.Namespace, timed: dict[str, dict[str, list[float]]], same: int) -> str:
+    """A markdown table: wall p50/p95, server p50 and steps per version."""
+    lines = [
+        f"| {args.queries} queries, alternating | wall p50 | wall p95 | server p50 | steps p50 |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for name, figures in timed.items():
+        steps = ", ".join(
+            f"{step} {statistics.median(ms):.2f}"
+            for step, ms in figures.items()
+            if step not in ("wall", "server")
+        )
+        label = f"A ({args.base})" if name == "A" else "B (working tree)"
+        lines.append(
+            f"| {label} | {statistics.median(figures['wall']):.2f} | {p(figures['wall'], 0.95)} "
+            f"| {statistics.median(figures['server']):.2f} | {steps} |"
+        )
+    return "\n".join(lines) + f"\n\nsame result ids: {same}/{args.queries}\n"
+
+
+if __name__ == "__main__":
+    main()
