@@ -580,6 +580,22 @@ async def test_edge_shard_made_with_float32_opens_and_turns_float16_on_a_model_c
         await reopened.close()
 
 
+async def test_edge_shards_search_with_one_pool_thread_old_ones_too(tmp_path: Path) -> None:
+    dense = qe.EdgeVectorParams(size=DIM, distance=qe.Distance.Cosine)
+    sparse = qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)
+    old = qe.EdgeShard.create(
+        str(tmp_path / "old"), qe.EdgeConfig({"dense": dense}, {"bm25": sparse})
+    )
+    old.close()  # made with the engine's default pool: four threads per core
+
+    for shard_dir in (tmp_path / "old", tmp_path / "new"):
+        index = EdgeVectorIndex(shard_dir, DIM)
+        await index.open()
+        await index.close()
+        config = json.loads((shard_dir / "edge_config.json").read_text())
+        assert config["max_search_threads"] == 1
+
+
 async def test_edge_shard_left_without_its_dense_vector_by_a_crash_opens(tmp_path: Path) -> None:
     index = EdgeVectorIndex(tmp_path / "half", DIM)
     await index.open()

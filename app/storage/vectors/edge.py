@@ -55,6 +55,10 @@ STORED_DATATYPES = {
     "float32": qe.VectorStorageDatatype.Float32,
     "float16": qe.VectorStorageDatatype.Float16,
 }
+# Edge's search pool defaults to four threads per core. Every engine call already runs on the
+# one shard thread, so more pool threads only add hand-offs: with one, recall's search step was
+# 0.15–0.3 ms shorter in three interleaved A/B runs at 100k (1 vs 2 and vs the default 8).
+SEARCH_THREADS = 1
 HEALTH_TIMEOUT_S = 5.0
 UPSERT_CHUNK = 512
 
@@ -277,6 +281,7 @@ class EdgeVectorIndex:
         return qe.EdgeConfig(
             vectors={DENSE: dense},
             sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+            max_search_threads=SEARCH_THREADS,
         )
 
     def _open_sync(self) -> qe.EdgeShard:
