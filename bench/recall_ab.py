@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -28,7 +27,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench import textgen  # noqa: E402
-from bench.scale import StdlibClient, log, own_server  # noqa: E402
+from bench._engram import percentiles  # noqa: E402
+from bench.scale import Server, StdlibClient, log, own_server  # noqa: E402
 
 
 def parse_args() -> argparse.Namespace:
@@ -56,11 +56,6 @@ def worktree(revision: str, where: Path):
                        check=False, capture_output=True)  # fmt: skip
 
 
-def p(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 2)
-
-
 def main() -> None:
     args = parse_args()
     people = textgen.personas(args.users, args.seed)
@@ -76,27 +71,35 @@ def main() -> None:
             data = work / f"data-{name}"
             shutil.copytree(args.data, data)
             servers[name] = stack.enter_context(own_server(data, people, args.seed, root=root))
-        clients = {name: StdlibClient(server.base) for name, server in servers.items()}
-        timed: dict[str, dict[str, list[float]]] = {name: {} for name in servers}
-        same = 0
-        for i, query in enumerate(queries):
-            order = ("A", "B") if i % 2 == 0 else ("B", "A")
-            ids = {}
-            for name in order:
-                elapsed, body, error = clients[name].recall(
-                    servers[name].key(query.user), query.text, None
-                )
-                if body is None:
-                    raise SystemExit(f"{name}: {error}")
-                ids[name] = [r["id"] for r in body["results"]]
-                if i >= args.warmup:
-                    figures = timed[name]
-                    figures.setdefault("wall", []).append(elapsed)
-                    figures.setdefault("server", []).append(body["query_time_ms"])
-                    for step, ms in body["timings_ms"].items():
-                        figures.setdefault(step, []).append(ms)
-            same += i >= args.warmup and ids["A"] == ids["B"]
-        sys.stdout.write(report(args, timed, same))
+        timed, same = alternate(servers, queries, args.warmup)
+    sys.stdout.write(report(args, timed, same))
+
+
+def alternate(
+    servers: dict[str, Server], queries: list[textgen.GenQuery], warmup: int
+) -> tuple[dict[str, dict[str, list[float]]], int]:
+    """Every query to both servers, A first on even ones; after `warmup`, the wall, server and
+    step milliseconds per server, and how many queries got the same result ids from both."""
+    clients = {name: StdlibClient(server.base) for name, server in servers.items()}
+    timed: dict[str, dict[str, list[float]]] = {name: {} for name in servers}
+    same = 0
+    for i, query in enumerate(queries):
+        ids = {}
+        for name in ("A", "B") if i % 2 == 0 else ("B", "A"):
+            elapsed, body, error = clients[name].recall(
+                servers[name].key(query.user), query.text, None
+            )
+            if body is None:
+                raise SystemExit(f"{name}: {error}")
+            ids[name] = [r["id"] for r in body["results"]]
+            if i >= warmup:
+                figures = timed[name]
+                figures.setdefault("wall", []).append(elapsed)
+                figures.setdefault("server", []).append(body["query_time_ms"])
+                for step, ms in body["timings_ms"].items():
+                    figures.setdefault(step, []).append(ms)
+        same += i >= warmup and ids["A"] == ids["B"]
+    return timed, same
 
 
 def report(args: argparse.Namespace, timed: dict[str, dict[str, list[float]]], same: int) -> str:
@@ -106,15 +109,17 @@ def report(args: argparse.Namespace, timed: dict[str, dict[str, list[float]]], s
         "| --- | --- | --- | --- | --- |",
     ]
     for name, figures in timed.items():
+        summary = {measure: percentiles(ms) for measure, ms in figures.items()}
         steps = ", ".join(
-            f"{step} {statistics.median(ms):.2f}"
-            for step, ms in figures.items()
+            f"{step} {summary[step]['p50_ms']:.2f}"
+            for step in figures
             if step not in ("wall", "server")
         )
+        wall, server = summary["wall"], summary["server"]
         label = f"A ({args.base})" if name == "A" else "B (working tree)"
         lines.append(
-            f"| {label} | {statistics.median(figures['wall']):.2f} | {p(figures['wall'], 0.95)} "
-            f"| {statistics.median(figures['server']):.2f} | {steps} |"
+            f"| {label} | {wall['p50_ms']:.2f} | {wall['p95_ms']:.2f} | {server['p50_ms']:.2f} "
+            f"| {steps} |"
         )
     return "\n".join(lines) + f"\n\nsame result ids: {same}/{args.queries}\n"
 

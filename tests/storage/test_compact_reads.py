@@ -9,7 +9,7 @@ from app.errors import StoreUnavailable
 from app.scope import Scope
 from app.storage import compact
 from app.storage.falkordb_server import EmbeddedFalkorDB
-from app.storage.graph import GraphStore
+from app.storage.graph import GraphStore, RecallCandidates
 from tests.conftest import free_port
 
 
@@ -162,6 +162,6 @@ async def test_a_short_list_is_read_in_one_query(graph, falkordb_url):
 
     assert counting.reads == [(["t2"], [])]
     assert set(found.properties) == {"t2"}
-    assert await counting.recall_candidates(ALICE, [], seeds=[]) == found.__class__({}, [], set())
+    assert await counting.recall_candidates(ALICE, [], seeds=[]) == RecallCandidates({}, [], set())
     assert len(counting.reads) == 1  # nothing asked, nothing read
     await counting.close()

@@ -72,6 +72,17 @@ class ChannelHits:
     dense: list[VectorHit] | None = None
     sparse: list[VectorHit] | None = None
 
+    @classmethod
+    def of(
+        cls, found: dict[str, list[VectorHit]], *, dense_asked: bool, sparse_asked: bool
+    ) -> ChannelHits:
+        """From hits by engine vector name (DENSE, SPARSE); a channel asked but not searched
+        (limit 0, a text without indexable tokens) found nothing."""
+        return cls(
+            dense=found.get(DENSE, []) if dense_asked else None,
+            sparse=found.get(SPARSE, []) if sparse_asked else None,
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class VectorRecord:

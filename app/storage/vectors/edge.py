@@ -204,10 +204,7 @@ class EdgeVectorIndex:
             ]
             batches = await self._call(partial(_query_batch_sync, requests))
             found = dict(zip(queries, batches, strict=True))
-        return ChannelHits(
-            dense=found.get(DENSE, []) if vector is not None else None,
-            sparse=found.get(SPARSE, []) if text is not None else None,
-        )
+        return ChannelHits.of(found, dense_asked=vector is not None, sparse_asked=text is not None)
 
     async def embedding_model(self) -> str | None:
         """As read from the shard directory's MODEL_FILE when the shard was opened."""

@@ -203,10 +203,7 @@ class RemoteVectorIndex:
                 using: [VectorHit(str(p.id), float(p.score), {}) for p in response.points]
                 for using, response in zip(queries, responses, strict=True)
             }
-        return ChannelHits(
-            dense=found.get(DENSE, []) if vector is not None else None,
-            sparse=found.get(SPARSE, []) if text is not None else None,
-        )
+        return ChannelHits.of(found, dense_asked=vector is not None, sparse_asked=text is not None)
 
     async def count(self, scope: Scope | None = None) -> int:
         """Exact count of points visible to ``scope`` (all points for None)."""
