@@ -28,6 +28,8 @@ def matches(facts: dict[str, Any], flt: VectorFilter) -> bool:
 
 
 def _tags_pass(facts: dict[str, Any], flt: VectorFilter) -> bool:
+    if not _has_tag_rule(flt):  # most recalls: no sets to build
+        return True
     tags, prefixes = set(facts.get("tags") or ()), set(facts.get("tag_prefixes") or ())
     return (
         (not flt.tags_any or bool(tags.intersection(flt.tags_any)))
@@ -37,6 +39,13 @@ def _tags_pass(facts: dict[str, Any], flt: VectorFilter) -> bool:
         and not tags.intersection(flt.exclude_tags or ())
         and not prefixes.intersection(flt.exclude_tag_prefixes or ())
     )
+
+
+def _has_tag_rule(flt: VectorFilter) -> bool:
+    return bool(
+        flt.tags_any or flt.tag_prefixes_any or flt.tags_all or flt.tag_prefixes_all
+        or flt.exclude_tags or flt.exclude_tag_prefixes
+    )  # fmt: skip
 
 
 def _labels_pass(facts: dict[str, Any], flt: VectorFilter) -> bool:

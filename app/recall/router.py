@@ -246,7 +246,7 @@ def _item(hit: service.Hit) -> dict[str, Any]:
         "match_type": hit.match_type,
         "source": "qdrant" if hit.match_type in ("vector", "keyword") else "graph",
         "memory": public(hit.memory),
-        "score_components": scored.components,
+        "score_components": {name: round(value, 6) for name, value in scored.components.items()},
         "relations": [],
         "_query": hit.query,
     }
