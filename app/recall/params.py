@@ -6,6 +6,7 @@ invalid `sort` becomes `score`, `limit` is clamped); its errors are kept too (40
 `state_mode`, `start`, `end` or `embedding`).
 """
 
+import math
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -108,10 +109,13 @@ def _int(value: Any, default: int, low: int, high: int) -> int:
 
 
 def _unit(value: Any) -> float | None:
+    """A number clamped to [0, 1]; None if there is none (NaN is none: it would compare false
+    with every score, so that `min_score=nan` filtered nothing and answered `null`)."""
     try:
-        return min(max(float(_last(value)), 0.0), 1.0)
+        number = float(_last(value))
     except (TypeError, ValueError):
         return None
+    return None if math.isnan(number) else min(max(number, 0.0), 1.0)
 
 
 def _time(name: str, value: Any) -> datetime | None:

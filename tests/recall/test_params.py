@@ -30,6 +30,15 @@ def test_aliases_lists_and_clamping():
     assert parse({"min_score": "7"}).min_score == 1.0
 
 
+@pytest.mark.parametrize("name", ["min_score", "relevance_floor", "expand_min_importance"])
+def test_nan_is_no_number_and_takes_the_default(name):
+    """NaN compares false with every score: as a threshold it would let everything through and
+    be answered as `null`."""
+    assert getattr(parse({name: "nan"}), name) == getattr(parse({}), name)
+    assert getattr(parse({name: "-inf"}), name) == 0.0
+    assert getattr(parse({name: "inf"}), name) == 1.0
+
+
 def test_current_only_wins_over_state_mode():
     assert parse({"current_only": "false", "state_mode": "current"}).state_mode == "history"
 
