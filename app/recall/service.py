@@ -21,7 +21,7 @@ from app.recall.state import STATE_FIELDS, is_current
 from app.recall.timewindow import parse_time_phrase
 from app.scope import Scope
 from app.storage import Stores
-from app.storage.graph import memory_from_properties
+from app.storage.graph import BrowseFilter, memory_from_properties
 from app.storage.vectors import VectorFilter
 
 log = logging.getLogger(__name__)
@@ -133,7 +133,7 @@ async def recall(
             stores, embedder, scope, params, config, queries, now, window, outcome
         )
     else:
-        outcome = await _browse(stores, scope, params, window)
+        outcome = await _browse(stores, scope, params, window, now)
     await _put_priority_first(stores, scope, params, now, outcome)
     outcome.window, outcome.time_understood = window, understood
     outcome.queries = queries
@@ -525,16 +525,21 @@ async def _as_of(
 
 
 async def _browse(
-    stores: Stores, scope: Scope, params: RecallParams, window: tuple | None
+    stores: Stores, scope: Scope, params: RecallParams, window: tuple | None, now: datetime
 ) -> RecallOutcome:
-    """No query: the most important memories in the tag scope and time window."""
-    memories = await stores.graph.browse(
-        scope,
+    """No query: the most important memories in the tag scope and time window, of the types,
+    layers and roles asked for, in the state asked for."""
+    shown = BrowseFilter(
         tag_prefixes=[t.lower() for t in params.tags],
         start=to_iso(window[0]) if window else None,
         end=to_iso(window[1]) if window else None,
-        limit=params.limit,
+        types=_canonical_types(params.types) or (),
+        layers=params.layers,
+        roles=params.roles,
+        current_at=None if params.state_mode == "history" else to_iso(now),
+        include_decayed=params.include_decayed,
     )
+    memories = await stores.graph.browse(scope, shown, params.limit)
     hits = [
         Hit(m, rank.Scored(m.id, m.importance, 0.0, {"importance": m.importance}), "tag", "")
         for m in memories

@@ -105,10 +105,17 @@ TAGGED_EXACT = f"""
 MATCH (m:Memory) WHERE {IN_SCOPE} AND any(t IN m.tags WHERE t IN $tags) AND NOT m.archived
 RETURN properties(m) ORDER BY m.importance DESC, m.timestamp DESC LIMIT $limit
 """
+# Without $now (history) every state shows; with it, recall's current-state rule (state.py).
 BROWSE = f"""
 MATCH (m:Memory) WHERE {IN_SCOPE} AND ($start IS NULL OR m.timestamp >= $start)
   AND ($end IS NULL OR m.timestamp <= $end)
   AND (size($tags) = 0 OR any(t IN m.tag_prefixes WHERE t IN $tags))
+  AND (size($types) = 0 OR m.type IN $types)
+  AND (size($layers) = 0 OR m.layer IN $layers)
+  AND (size($roles) = 0 OR m.role IN $roles)
+  AND ($now IS NULL OR (NOT coalesce(m.archived, false)
+       AND (m.t_valid IS NULL OR m.t_valid <= $now) AND (m.t_invalid IS NULL OR m.t_invalid > $now)
+       AND ($decayed OR m.expires_at IS NULL OR m.expires_at > $now)))
 RETURN properties(m) ORDER BY m.importance DESC, m.timestamp DESC LIMIT $limit
 """
 
@@ -236,6 +243,20 @@ def to_memory(node: Any) -> Memory:
 def memory_from_properties(props: dict[str, Any]) -> Memory:
     """The one place a memory's graph properties become a Memory."""
     return Memory.model_validate(properties_to_dict(props))
+
+
+@dataclass(frozen=True)
+class BrowseFilter:
+    """What recall without a query shows (GraphStore.browse)."""
+
+    tag_prefixes: Sequence[str] = ()
+    start: str | None = None
+    end: str | None = None
+    types: Sequence[str] = ()
+    layers: Sequence[str] = ()
+    roles: Sequence[str] = ()
+    current_at: str | None = None  # only what is current at this time; None: every state
+    include_decayed: bool = False
 
 
 @dataclass
@@ -381,12 +402,13 @@ class GraphStore:
         )
         return {row[0]: memory_from_properties(row[1]) for row in rows}
 
-    async def browse(
-        self, scope: Scope, *, tag_prefixes: Sequence[str], start: str | None, end: str | None,
-        limit: int,
-    ) -> list[Memory]:  # fmt: skip
-        """Memories without a query: by tag prefix and time window, most important first."""
-        params = {"tags": list(tag_prefixes), "start": start, "end": end, "limit": limit}
+    async def browse(self, scope: Scope, shown: BrowseFilter, limit: int) -> list[Memory]:
+        """Memories without a query: those `shown` lets through, most important first."""
+        params = {
+            "tags": list(shown.tag_prefixes), "start": shown.start, "end": shown.end,
+            "types": list(shown.types), "layers": list(shown.layers), "roles": list(shown.roles),
+            "now": shown.current_at, "decayed": shown.include_decayed, "limit": limit,
+        }  # fmt: skip
         rows = await self.ro_rows(BROWSE, {**params, **scope_params(scope)})
         return [memory_from_properties(row[0]) for row in rows]
 

@@ -121,6 +121,19 @@ async def test_state_modes(recall_app):
     assert bad.json()["message"] == "'state_mode' must be 'current' or 'history'"
 
 
+async def test_state_modes_without_a_query(recall_app):
+    """Browsing (no query: the most important memories) follows the same state rule."""
+    client, ids = recall_app
+    current = await recall(client, limit=20)
+    history = await recall(client, state_mode="history", limit=20)
+    assert ids["old"] not in {r["id"] for r in current["results"]}
+    assert ids["old"] in {r["id"] for r in history["results"]}
+    assert {r["id"] for r in current["results"]} == set(ids.values()) - {ids["old"]}
+    habits = await recall(client, type="Habit", limit=20)
+    assert [r["id"] for r in habits["results"]] == [ids["tea"]]
+    assert (await recall(client, role="assistant", limit=20))["results"] == []
+
+
 async def test_limit_is_clamped_and_bad_sort_falls_back(recall_app):
     client, _ = recall_app
     body = await recall(client, query="Alice", limit=0, relevance_floor=0)
