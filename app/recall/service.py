@@ -531,6 +531,7 @@ async def _browse(
     layers and roles asked for, in the state asked for."""
     shown = BrowseFilter(
         tag_prefixes=[t.lower() for t in params.tags],
+        excluded_prefixes=[t.lower() for t in params.exclude_tags],
         start=to_iso(window[0]) if window else None,
         end=to_iso(window[1]) if window else None,
         types=_canonical_types(params.types) or (),

@@ -110,6 +110,7 @@ BROWSE = f"""
 MATCH (m:Memory) WHERE {IN_SCOPE} AND ($start IS NULL OR m.timestamp >= $start)
   AND ($end IS NULL OR m.timestamp <= $end)
   AND (size($tags) = 0 OR any(t IN m.tag_prefixes WHERE t IN $tags))
+  AND NOT any(t IN m.tag_prefixes WHERE t IN $excluded)
   AND (size($types) = 0 OR m.type IN $types)
   AND (size($layers) = 0 OR m.layer IN $layers)
   AND (size($roles) = 0 OR m.role IN $roles)
@@ -250,6 +251,7 @@ class BrowseFilter:
     """What recall without a query shows (GraphStore.browse)."""
 
     tag_prefixes: Sequence[str] = ()
+    excluded_prefixes: Sequence[str] = ()
     start: str | None = None
     end: str | None = None
     types: Sequence[str] = ()
@@ -405,7 +407,8 @@ class GraphStore:
     async def browse(self, scope: Scope, shown: BrowseFilter, limit: int) -> list[Memory]:
         """Memories without a query: those `shown` lets through, most important first."""
         params = {
-            "tags": list(shown.tag_prefixes), "start": shown.start, "end": shown.end,
+            "tags": list(shown.tag_prefixes), "excluded": list(shown.excluded_prefixes),
+            "start": shown.start, "end": shown.end,
             "types": list(shown.types), "layers": list(shown.layers), "roles": list(shown.roles),
             "now": shown.current_at, "decayed": shown.include_decayed, "limit": limit,
         }  # fmt: skip

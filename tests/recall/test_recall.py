@@ -132,6 +132,10 @@ async def test_state_modes_without_a_query(recall_app):
     habits = await recall(client, type="Habit", limit=20)
     assert [r["id"] for r in habits["results"]] == [ids["tea"]]
     assert (await recall(client, role="assistant", limit=20))["results"] == []
+    rest = await recall(client, exclude_tags="drinks,PETS", limit=20)
+    assert {r["id"] for r in rest["results"]} == set(ids.values()) - {
+        ids[n] for n in ("old", "tea", "cat")
+    }
 
 
 async def test_limit_is_clamped_and_bad_sort_falls_back(recall_app):
