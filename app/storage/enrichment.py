@@ -110,11 +110,17 @@ RETURN {ENTITY_FIELDS}, refs, memory_ids ORDER BY refs DESC LIMIT 1
 """
 ENTITY_COLUMNS = ("category", "slug", "name", "aliases", "created_at", "last_referenced_at")
 # Recall's entity expansion: memories sharing an entity with a seed, every end in scope.
+# Seeds first, behind WITH: as one pattern, FalkorDB started from every memory of the user (its
+# user_id index) and walked to the seeds: 6.6–8.8 s at 100k memories, 11.5 ms this way (same
+# rows; a scratch script against the scale data set). Ties are ordered, so a cut is stable.
 EXPAND_BY_ENTITIES = f"""
-MATCH (s:Memory)-[:MENTIONS]->(x:Entity)<-[:MENTIONS]-(m:Memory)
-WHERE s.id IN $seeds AND s.user_id = $user_id AND {IN_SCOPE} AND NOT m.id IN $seeds
+MATCH (s:Memory) WHERE s.id IN $seeds AND s.user_id = $user_id
+WITH s
+MATCH (s)-[:MENTIONS]->(x:Entity)<-[:MENTIONS]-(m:Memory)
+WHERE {IN_SCOPE} AND NOT m.id IN $seeds
+WITH s, x, m ORDER BY m.importance DESC, m.timestamp DESC, m.id, s.id, x.category, x.slug
+  LIMIT $limit
 RETURN s.id, x.category + ':' + x.slug, properties(m)
-ORDER BY m.importance DESC, m.timestamp DESC LIMIT $limit
 """
 UNENRICHED = """
 MATCH (m:Memory) WHERE m.enrichment_status = 'pending' AND m.embedding_status = 'done'

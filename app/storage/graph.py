@@ -87,23 +87,32 @@ WITH node AS x, score WHERE {HISTORY_SCOPE} AND x.updated_at <= $t AND x.replace
   AND x.created_at <= $t
 RETURN properties(x), score
 """
+# The listing queries order and cut before they project: `RETURN properties(m) ORDER BY … LIMIT`
+# builds the map of every match before sorting (FalkorDB's plan: Project, then Sort); `WITH m
+# ORDER BY … LIMIT … RETURN properties(m)` builds only those returned. Same rows; at 100k
+# memories (10k per user) browse 46–50 → 26–32 ms, the core query of the most important
+# 73 → 17 ms (a scratch script against the scale data set).
 PINNED = f"""
 MATCH (m:Memory) WHERE {IN_SCOPE} AND m.pinned = true AND m.layer <> 'raw'
-RETURN properties(m) ORDER BY m.importance DESC, m.updated_at DESC LIMIT $limit
+WITH m ORDER BY m.importance DESC, m.updated_at DESC LIMIT $limit
+RETURN properties(m)
 """
 IMPORTANT = f"""
 MATCH (m:Memory) WHERE {IN_SCOPE} AND NOT m.pinned AND m.layer <> 'raw'
   AND m.importance >= $min_importance AND NOT m.archived
-RETURN properties(m) ORDER BY m.importance DESC, m.updated_at DESC LIMIT $limit
+WITH m ORDER BY m.importance DESC, m.updated_at DESC LIMIT $limit
+RETURN properties(m)
 """
 RECENT = f"""
 MATCH (m:Memory) WHERE {IN_SCOPE} AND m.layer <> 'raw' AND m.timestamp >= $since
   AND NOT m.archived
-RETURN properties(m) ORDER BY m.timestamp DESC LIMIT $limit
+WITH m ORDER BY m.timestamp DESC LIMIT $limit
+RETURN properties(m)
 """
 TAGGED_EXACT = f"""
 MATCH (m:Memory) WHERE {IN_SCOPE} AND any(t IN m.tags WHERE t IN $tags) AND NOT m.archived
-RETURN properties(m) ORDER BY m.importance DESC, m.timestamp DESC LIMIT $limit
+WITH m ORDER BY m.importance DESC, m.timestamp DESC LIMIT $limit
+RETURN properties(m)
 """
 # Without $now (history) every state shows; with it, recall's current-state rule (state.py).
 BROWSE = f"""
@@ -117,7 +126,8 @@ MATCH (m:Memory) WHERE {IN_SCOPE} AND ($start IS NULL OR m.timestamp >= $start)
   AND ($now IS NULL OR (NOT coalesce(m.archived, false)
        AND (m.t_valid IS NULL OR m.t_valid <= $now) AND (m.t_invalid IS NULL OR m.t_invalid > $now)
        AND ($decayed OR m.expires_at IS NULL OR m.expires_at > $now)))
-RETURN properties(m) ORDER BY m.importance DESC, m.timestamp DESC LIMIT $limit
+WITH m ORDER BY m.importance DESC, m.timestamp DESC LIMIT $limit
+RETURN properties(m)
 """
 
 UPDATE_MEMORY = f"""
@@ -149,8 +159,8 @@ RETURN id
 BY_TAGS_WHERE = f"{IN_SCOPE} AND any(t IN m.tags WHERE toLower(t) IN $tags)"
 LIST_BY_TAGS = f"""
 MATCH (m:Memory) WHERE m.user_id = $user_id AND {BY_TAGS_WHERE}
-RETURN properties(m) ORDER BY m.importance DESC, m.timestamp DESC, m.id ASC
-SKIP $offset LIMIT $limit
+WITH m ORDER BY m.importance DESC, m.timestamp DESC, m.id ASC SKIP $offset LIMIT $limit
+RETURN properties(m)
 """
 IDS_BY_TAGS = f"""
 MATCH (m:Memory) WHERE m.user_id = $user_id AND {BY_TAGS_WHERE}

@@ -50,13 +50,17 @@ RETURN properties(x)
 CREATE = {name: _create(name) for name in REGISTRY}
 DELETE = {name: _delete(name) for name in REGISTRY}
 RELATED = {depth: _related(depth) for depth in range(1, MAX_DEPTH + 1)}
+# Seeds first, behind WITH, so the walk starts from them, not from every memory of the user
+# (see EXPAND_BY_ENTITIES in app/storage/enrichment.py).
 EXPAND = f"""
-MATCH (s:Memory)-[r]-(m:Memory)
-WHERE s.id IN $seeds AND type(r) IN $types AND {IN_SCOPE} AND NOT m.id IN $seeds
-  AND s.user_id = $user_id
+MATCH (s:Memory) WHERE s.id IN $seeds AND s.user_id = $user_id
+WITH s
+MATCH (s)-[r]-(m:Memory)
+WHERE type(r) IN $types AND {IN_SCOPE} AND NOT m.id IN $seeds
   AND coalesce(r.strength, 0.5) >= $min_strength AND coalesce(m.importance, 0.5) >= $min_importance
+WITH s, r, m ORDER BY coalesce(r.strength, 0.5) DESC, m.importance DESC, m.id, s.id, type(r)
+  LIMIT $limit
 RETURN s.id, type(r), coalesce(r.strength, 0.5), properties(m)
-ORDER BY coalesce(r.strength, 0.5) DESC, m.importance DESC LIMIT $limit
 """
 
 

@@ -1,0 +1,91 @@
+"""The plans FalkorDB makes for the queries whose plan decides their cost at scale.
+
+Timings do not belong in tests; the plan's shape does. At 100k memories the expansions took
+seconds when they started from every memory of the user instead of from the seeds, and the
+listings built the properties of every match before sorting (README, "Scale").
+"""
+
+import uuid
+from collections.abc import AsyncIterator
+
+import pytest
+
+from app.relations.registry import REGISTRY
+from app.scope import Scope
+from app.storage import compact
+from app.storage import enrichment as entities
+from app.storage import graph as queries
+from app.storage import relations
+from app.storage.graph import GraphStore, scope_params
+from app.storage.schema import migrate
+
+SCOPE = scope_params(Scope("ann"))
+
+
+@pytest.fixture
+async def graph(falkordb_url: str) -> AsyncIterator[GraphStore]:
+    store = GraphStore(falkordb_url, f"plans-{uuid.uuid4().hex[:8]}")
+    await migrate(store)  # the indexes: the planner's choices depend on them
+    yield store
+    await store.close()
+
+
+async def plan(graph: GraphStore, cypher: str, params: dict) -> list[str]:
+    command = compact.params_header(params) + cypher
+    lines = await graph._graph.execute_command("GRAPH.EXPLAIN", graph.graph_name, command)
+    return [line.strip() for line in lines]
+
+
+@pytest.mark.parametrize(
+    ("cypher", "params"),
+    [
+        (entities.EXPAND_BY_ENTITIES, {"seeds": ["a"], "limit": 5}),
+        (
+            relations.EXPAND,
+            {
+                "seeds": ["a"],
+                "types": list(REGISTRY),
+                "min_strength": 0.0,
+                "min_importance": 0.0,
+                "limit": 5,
+            },
+        ),  # fmt: skip
+    ],
+)
+async def test_expansions_walk_from_the_seeds(graph: GraphStore, cypher: str, params: dict):
+    steps = await plan(graph, cypher, {**params, **SCOPE})
+    assert steps[-1] == "Node By Index Scan | (s:Memory)", steps
+
+
+@pytest.mark.parametrize(
+    ("cypher", "params"),
+    [
+        (queries.PINNED, {"limit": 5}),
+        (queries.IMPORTANT, {"min_importance": 0.5, "limit": 5}),
+        (queries.RECENT, {"since": "2020-01-01", "limit": 5}),
+        (queries.TAGGED_EXACT, {"tags": ["x"], "limit": 5}),
+        (
+            queries.BROWSE,
+            {
+                "tags": [],
+                "excluded": [],
+                "start": None,
+                "end": None,
+                "types": [],
+                "layers": [],
+                "roles": [],
+                "now": None,
+                "decayed": False,
+                "limit": 5,
+            },
+        ),  # fmt: skip
+        (queries.LIST_BY_TAGS, {"tags": ["x"], "offset": 0, "limit": 5}),
+    ],
+)
+async def test_listings_build_properties_only_for_what_they_return(
+    graph: GraphStore, cypher: str, params: dict
+):
+    steps = await plan(graph, cypher, {**params, **SCOPE})
+    assert steps[:3] == ["Results", "Project", "Limit"] or steps[:4] == [
+        "Results", "Project", "Skip", "Limit"
+    ], steps  # fmt: skip
