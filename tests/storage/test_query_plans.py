@@ -12,10 +12,9 @@ import pytest
 
 from app.relations.registry import REGISTRY
 from app.scope import Scope
-from app.storage import compact
+from app.storage import compact, relations
 from app.storage import enrichment as entities
 from app.storage import graph as queries
-from app.storage import relations
 from app.storage.graph import GraphStore, scope_params
 from app.storage.schema import migrate
 
