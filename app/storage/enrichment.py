@@ -102,9 +102,13 @@ WHERE {IN_SCOPE} AND ($category IS NULL OR x.category = $category)
 WITH x, count(m) AS refs
 RETURN {ENTITY_FIELDS}, refs ORDER BY refs DESC, x.slug LIMIT $limit
 """
+# The owner's entities first (an Entity belongs to one user), then the memories in scope that
+# mention them; as one pattern it walked from every memory of the user.
 GET_ENTITY = f"""
-MATCH (m:Memory)-[:MENTIONS]->(x:Entity)
-WHERE {IN_SCOPE} AND (x.slug = $slug OR $name IN x.aliases)
+MATCH (x:Entity) WHERE x.user_id = $user_id AND (x.slug = $slug OR $name IN x.aliases)
+WITH x
+MATCH (m:Memory)-[:MENTIONS]->(x)
+WHERE {IN_SCOPE}
 WITH x, count(m) AS refs, collect(m.id)[..$memory_limit] AS memory_ids
 RETURN {ENTITY_FIELDS}, refs, memory_ids ORDER BY refs DESC LIMIT 1
 """

@@ -56,6 +56,12 @@ async def test_expansions_walk_from_the_seeds(graph: GraphStore, cypher: str, pa
     assert steps[-1] == "Node By Index Scan | (s:Memory)", steps
 
 
+async def test_an_entity_is_found_before_the_memories_that_mention_it(graph: GraphStore):
+    params = {"slug": "ann", "name": "ann", "memory_limit": 5, **SCOPE}
+    steps = await plan(graph, entities.GET_ENTITY, params)
+    assert steps[-1] == "Node By Index Scan | (x:Entity)", steps
+
+
 @pytest.mark.parametrize(
     ("cypher", "params"),
     [
