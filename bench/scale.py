@@ -693,7 +693,8 @@ def measure_recall(
 def probe_endpoints(
     client: httpx.Client, server: Server, people: list[textgen.Persona], calls: int = 20
 ) -> dict[str, Any]:
-    """Latency of other endpoints at this size (health with counts, job status, by-tag, browse)."""
+    """Latency of other endpoints at this size (health with counts, job status, by-tag, browse,
+    recall with expansions, core memories)."""
     key = server.key(0)
     project = people[0].projects[0]
     probes: list[tuple[str, str, dict[str, Any], dict[str, str]]] = [
@@ -707,6 +708,13 @@ def probe_endpoints(
         ("GET /recall?query=…&tags=project:… (filtered)", "/recall",
          {"query": "database migration decision", "tags": f"project:{project}", "limit": 10},
          auth(key)),
+        ("GET /recall?query=…&expand_relations=true", "/recall",
+         {"query": "database migration decision", "limit": 10, "expand_relations": "true"},
+         auth(key)),
+        ("GET /recall?query=…&expand_entities=true", "/recall",
+         {"query": "database migration decision", "limit": 10, "expand_entities": "true"},
+         auth(key)),
+        ("GET /core (pinned, most important, recent)", "/core", {}, auth(key)),
     ]  # fmt: skip
     if server.admin_key:
         probes.insert(2, ("GET /health (admin key: all counts)", "/health", {},
