@@ -70,9 +70,12 @@ RETURN s.id AS seed, m.id AS id, CASE WHEN m.id IN $ids THEN NULL ELSE propertie
        {HAS_SUCCESSOR} AS replaced
 """
 # The newest memory at the end of an INVALIDATED_BY / EVOLVED_INTO chain (≤ 5 hops), per id.
+# From the given ids, behind WITH: as one pattern it was planned from every memory of the user.
 SUPERSEDED_HEADS = f"""
-MATCH (s:Memory)-[:INVALIDATED_BY|EVOLVED_INTO*1..5]->(m:Memory)
-WHERE s.id IN $ids AND {IN_SCOPE} AND NOT (m)-[:INVALIDATED_BY|EVOLVED_INTO]->(:Memory)
+MATCH (s:Memory) WHERE s.id IN $ids AND s.user_id = $user_id
+WITH s
+MATCH (s)-[:INVALIDATED_BY|EVOLVED_INTO*1..5]->(m:Memory)
+WHERE {IN_SCOPE} AND NOT (m)-[:INVALIDATED_BY|EVOLVED_INTO]->(:Memory)
 RETURN s.id, properties(m)
 """
 # States of memories at time $t: a live memory whose current state began by then, or a revision
