@@ -133,7 +133,7 @@ async def recall(
             stores, embedder, scope, params, config, queries, now, window, outcome
         )
     else:
-        outcome = await _browse(stores, scope, params, window, now)
+        outcome = await _browse(stores, params, flt, now)
     await _put_priority_first(stores, scope, params, now, outcome)
     outcome.window, outcome.time_understood = window, understood
     outcome.queries = queries
@@ -525,22 +525,23 @@ async def _as_of(
 
 
 async def _browse(
-    stores: Stores, scope: Scope, params: RecallParams, window: tuple | None, now: datetime
+    stores: Stores, params: RecallParams, flt: VectorFilter, now: datetime
 ) -> RecallOutcome:
     """No query: the most important memories in the tag scope and time window, of the types,
-    layers and roles asked for, in the state asked for."""
+    layers and roles asked for, in the state asked for (the search's filter, `flt`, except that
+    tags always match as prefixes, any of them)."""
     shown = BrowseFilter(
         tag_prefixes=[t.lower() for t in params.tags],
-        excluded_prefixes=[t.lower() for t in params.exclude_tags],
-        start=to_iso(window[0]) if window else None,
-        end=to_iso(window[1]) if window else None,
-        types=_canonical_types(params.types) or (),
-        layers=params.layers,
-        roles=params.roles,
+        excluded_prefixes=flt.exclude_tag_prefixes or (),
+        start=flt.time_gte,
+        end=flt.time_lte,
+        types=flt.types or (),
+        layers=flt.layers or (),
+        roles=flt.roles or (),
         current_at=None if params.state_mode == "history" else to_iso(now),
         include_decayed=params.include_decayed,
     )
-    memories = await stores.graph.browse(scope, shown, params.limit)
+    memories = await stores.graph.browse(flt.scope, shown, params.limit)
     hits = [
         Hit(m, rank.Scored(m.id, m.importance, 0.0, {"importance": m.importance}), "tag", "")
         for m in memories
