@@ -1,6 +1,6 @@
 """Embedders behind one interface: local MiniLM (default), any OpenAI-compatible server, hash."""
 
-from app.embeddings.base import Embedder, EmbedderUnavailable, EmbeddingError
+from app.embeddings.base import ChainingEmbedder, Embedder, EmbedderUnavailable, EmbeddingError
 from app.embeddings.hashed import HashEmbedder
 from app.embeddings.local import DIMENSION as LOCAL_DIMENSION
 from app.embeddings.local import MODEL_ALIASES as LOCAL_MODELS
@@ -9,6 +9,7 @@ from app.embeddings.remote import OpenAIEmbedder
 
 __all__ = [
     "PROVIDERS",
+    "ChainingEmbedder",
     "Embedder",
     "EmbedderUnavailable",
     "EmbeddingError",

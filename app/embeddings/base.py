@@ -1,7 +1,7 @@
 """The embedder interface, its errors, and the health bookkeeping every embedder shares."""
 
 import math
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 
@@ -46,6 +46,19 @@ class Embedder(Protocol):
 
     def health(self) -> dict[str, Any]:
         """{"state": "ok"|"degraded"|"down", "last_error": str|None, "last_success_at": iso}."""
+        ...
+
+
+@runtime_checkable
+class ChainingEmbedder(Protocol):
+    """An embedder that can run the caller's blocking work right after a query's embedding, on
+    the thread that made it (the local model: recall searches the in-process index there)."""
+
+    async def embed_query_then(
+        self, text: str, then: Callable[[list[float]], T]
+    ) -> tuple[list[float], T]:
+        """The query's vector, and `then(vector)`; `then` must return its failures, not raise
+        them (they are not the embedder's)."""
         ...
 
 

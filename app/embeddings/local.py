@@ -56,6 +56,10 @@ TOKENIZER_FILE = ModelFile(
 )
 
 
+def _nothing(vector: list[float]) -> None:
+    return None
+
+
 def load_tokenizer(path: Path) -> Tokenizer:
     """The WordPiece tokenizer, truncating at MAX_TOKENS; padding is done per batch."""
     tokenizer = Tokenizer.from_file(str(path))
@@ -182,8 +186,22 @@ class LocalEmbedder:
 
     async def embed_query(self, text: str) -> list[float]:
         """The vector of one query, on the foreground session."""
-        items = text_list([text])
-        return (await tracked(self._health, self._embed_query(items[0]), "local embedding"))[0]
+        vector, _ = await self.embed_query_then(text, _nothing)
+        return vector
+
+    async def embed_query_then(
+        self, text: str, then: Callable[[list[float]], T]
+    ) -> tuple[list[float], T]:
+        """The query's vector, and `then(vector)` run right after it on the query thread.
+
+        Recall searches the in-process vector index this way: one hand-off to a thread and back
+        instead of two (each costs ≈ 0.2 ms here; embedding and search 7.4 → 6.8–7.1 ms in an
+        interleaved scratch measurement at 100k). `then` must return its failures, not raise
+        them: an exception from it would count against the embedder's health.
+        """
+        item = text_list([text])[0]
+        work = self._run(self._query_then, item, then, executor=self._query_executor)
+        return await tracked(self._health, work, "local embedding")
 
     async def warm_up(self) -> None:
         """Loads and runs both sessions once, so a broken install shows at startup."""
@@ -214,16 +232,17 @@ class LocalEmbedder:
             raise EmbeddingError("the model produced a non-finite vector")
         return vectors.tolist()
 
-    async def _embed_query(self, text: str) -> list[list[float]]:
-        vector = await self._run(self._query_vector, text, executor=self._query_executor)
+    def _query_then(self, text: str, then: Callable[[list[float]], T]) -> tuple[list[float], T]:
+        vector = self._query_vector(text)
+        return vector, then(vector)
+
+    def _query_vector(self, text: str) -> list[float]:
+        if self._query_minilm is None:
+            self._query_minilm = self._new_minilm(QUERY_THREADS)
+        vector = self._query_minilm.forward(self._query_minilm.tokenize([text]))[0]
         if not np.isfinite(vector).all():
             raise EmbeddingError("the model produced a non-finite vector")
         return vector.tolist()
-
-    def _query_vector(self, text: str) -> np.ndarray:
-        if self._query_minilm is None:
-            self._query_minilm = self._new_minilm(QUERY_THREADS)
-        return self._query_minilm.forward(self._query_minilm.tokenize([text]))
 
     def _load(self) -> MiniLM:
         if self._minilm is None:

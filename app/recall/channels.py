@@ -10,9 +10,9 @@ import re
 import time
 from dataclasses import dataclass, field
 
-from app.embeddings import Embedder
+from app.embeddings import ChainingEmbedder, Embedder
 from app.storage import Stores
-from app.storage.vectors import VectorFilter
+from app.storage.vectors import BlockingChannelSearch, ChannelHits, VectorFilter, VectorIndex
 
 log = logging.getLogger(__name__)
 
@@ -31,10 +31,17 @@ class ChannelRun:
     degraded: set[str] = field(default_factory=set)
     timings: dict[str, float] = field(default_factory=dict)  # step -> ms (embed, search)
 
-    def timed(self, step: str, started: float) -> None:
-        """Adds the milliseconds since `started` to `step`."""
-        elapsed = (time.perf_counter() - started) * 1000
+    def timed(self, step: str, started: float, minus: float = 0.0) -> None:
+        """Adds the milliseconds since `started` (less `minus`) to `step`."""
+        elapsed = (time.perf_counter() - started) * 1000 - minus
         self.timings[step] = self.timings.get(step, 0.0) + elapsed
+
+    def found(self, hits: ChannelHits) -> None:
+        """The index's hits, by channel."""
+        if hits.dense is not None:
+            self.hits["dense"] = [(hit.id, hit.score) for hit in hits.dense]
+        if hits.sparse is not None:
+            self.hits["bm25"] = [(hit.id, hit.score) for hit in hits.sparse]
 
 
 async def run_channels(
@@ -53,21 +60,69 @@ async def run_channels(
     The query is embedded first, then both index searches go out as one request: an Edge search
     holds the GIL, so run beside the embedding it only delayed the model's start, and a graph
     read started from its hits competed with the dense search for the same two cores (an
-    interleaved A/B at 100k: README, Figures, "Scale").
+    interleaved A/B at 100k: README, Figures, "Scale"). With the local model and the in-process
+    index, the model's thread runs the search too, right after the embedding.
     `dense_query`, if given, is what the dense channel embeds instead of `query` (recall passes
     the query without the people it names); keywords always search the query itself.
     """
     run = ChannelRun()
     wants_dense = "dense" in channels
-    if wants_dense and vector is None and (dense_query or query):
-        vector = await _embed(embedder, dense_query or query, run)
     text = query if "bm25" in channels and query else None
-    dense_vector = vector if wants_dense else None
-    if dense_vector is not None or text is not None:
-        await _search(stores, dense_vector, text, flt, fetch, run)
+    to_embed = (dense_query or query) if wants_dense and vector is None else None
+    if to_embed and _chains(embedder, stores):
+        await _embed_then_search(embedder, stores.vectors, to_embed, text, flt, fetch, run)
+    else:
+        if to_embed:
+            vector = await _embed(embedder, to_embed, run)
+        dense_vector = vector if wants_dense else None
+        if dense_vector is not None or text is not None:
+            await _search(stores.vectors, dense_vector, text, flt, fetch, run)
     if "qdrant" in run.degraded and text is not None:
         run.hits["bm25"] = await fulltext(stores, text, flt, fetch)
     return run
+
+
+def _chains(embedder: Embedder, stores: Stores) -> bool:
+    """The local model and the in-process index: the search runs on the model's thread."""
+    return isinstance(embedder, ChainingEmbedder) and isinstance(
+        stores.vectors, BlockingChannelSearch
+    )
+
+
+async def _embed_then_search(
+    embedder: ChainingEmbedder, vectors: BlockingChannelSearch, to_embed: str, text: str | None,
+    flt: VectorFilter, fetch: int, run: ChannelRun,
+) -> None:  # fmt: skip
+    """The query thread embeds `to_embed`, then searches both indexes: one hand-off instead of
+    an embedding's and a search's. A failed embedding still searches the keywords; a failed
+    search degrades `qdrant`, not the embedder."""
+
+    def search(vector: list[float]) -> tuple[ChannelHits | Exception, float]:
+        started = time.perf_counter()
+        try:
+            found: ChannelHits | Exception = vectors.search_channels_blocking(
+                vector, text, flt, fetch
+            )
+        except Exception as exc:  # reported on the event loop, below
+            found = exc
+        return found, (time.perf_counter() - started) * 1000
+
+    started = time.perf_counter()
+    try:
+        _, (found, search_ms) = await embedder.embed_query_then(to_embed, search)
+    except Exception:  # the embedder's health records it; recall goes on with keywords
+        log.warning("query embedding failed; dense channel skipped", exc_info=True)
+        run.degraded.add("embedder")
+        if text is not None:
+            await _search(vectors, None, text, flt, fetch, run)
+        return
+    run.timed("embed", started, minus=search_ms)
+    run.timings["search"] = run.timings.get("search", 0.0) + search_ms
+    if isinstance(found, Exception):
+        log.warning("vector index search failed", exc_info=found)
+        run.degraded.add("qdrant")
+        return
+    run.found(found)
 
 
 async def _embed(embedder: Embedder, text: str, run: ChannelRun) -> list[float] | None:
@@ -84,22 +139,19 @@ async def _embed(embedder: Embedder, text: str, run: ChannelRun) -> list[float] 
 
 
 async def _search(
-    stores: Stores, vector: list[float] | None, text: str | None, flt: VectorFilter,
+    vectors: VectorIndex, vector: list[float] | None, text: str | None, flt: VectorFilter,
     fetch: int, run: ChannelRun,
 ) -> None:  # fmt: skip
     """Both index searches in one request; the vector index down → `qdrant` degraded."""
     started = time.perf_counter()
     try:
-        found = await stores.vectors.search_channels(vector, text, flt, fetch)
+        found = await vectors.search_channels(vector, text, flt, fetch)
     except Exception:  # the caller falls back to the graph's full-text index for keywords
         log.warning("vector index search failed", exc_info=True)
         run.degraded.add("qdrant")
         return
     run.timed("search", started)
-    if found.dense is not None:
-        run.hits["dense"] = [(hit.id, hit.score) for hit in found.dense]
-    if found.sparse is not None:
-        run.hits["bm25"] = [(hit.id, hit.score) for hit in found.sparse]
+    run.found(found)
 
 
 async def fulltext(

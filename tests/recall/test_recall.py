@@ -7,6 +7,9 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
+from app.recall.channels import _chains, run_channels
+from app.scope import Scope
+from app.storage.vectors import VectorFilter
 from tests.conftest import ALICE_KEY, BOB_KEY, auth, running_client, test_settings
 
 H, BOB = auth(ALICE_KEY), auth(BOB_KEY)
@@ -163,27 +166,62 @@ async def test_no_channel_leaks_across_users(recall_app):
 
 async def test_keywords_still_answer_when_the_query_embedding_fails(recall_app, monkeypatch):
     client, ids = recall_app
-    runtime = client.app.state.runtime
+    embedder = client.app.state.runtime.embedder
 
-    async def failing(text):
+    def failing(text):
         raise RuntimeError("the model is gone")
 
-    monkeypatch.setattr(runtime.embedder, "embed_query", failing)
+    # The query model itself fails (both ways of embedding a query run it).
+    monkeypatch.setattr(embedder, "_query_vector", failing)
     body = await recall(client, query="Miso the cat", limit=1)
 
     assert body["degraded"] == ["embedder"]
     assert body["results"][0]["id"] == ids["cat"]
+    assert embedder.health()["state"] != "ok"
 
 
-async def test_keyword_fallback_to_graph_when_vector_index_is_down(falkordb_url, tmp_path):
-    settings = test_settings(tmp_path, falkordb_url=falkordb_url)
+class TwoSteps:
+    """The local embedder without embed_query_then: recall embeds, then searches."""
+
+    def __init__(self, embedder) -> None:
+        self._embedder = embedder
+
+    async def embed_query(self, text: str) -> list[float]:
+        return await self._embedder.embed_query(text)
+
+
+async def test_the_search_on_the_model_thread_finds_what_two_steps_find(recall_app):
+    client, ids = recall_app
+    runtime = client.app.state.runtime
+    ask = {"query": "what does Alice drink", "vector": None, "channels": ["dense", "bm25"],
+           "flt": VectorFilter(scope=Scope("alice")), "fetch": 50}  # fmt: skip
+
+    assert _chains(runtime.embedder, runtime.stores)  # else this compares two steps with two
+    chained = await run_channels(runtime.stores, runtime.embedder, **ask)
+    stepped = await run_channels(runtime.stores, TwoSteps(runtime.embedder), **ask)
+
+    assert chained.hits == stepped.hits
+    assert chained.hits["dense"][0][0] == ids["tea"]
+    assert set(chained.timings) == {"embed", "search"} and not chained.degraded
+
+
+@pytest.mark.parametrize("provider", ["hash", "local"])
+async def test_keyword_fallback_to_graph_when_vector_index_is_down(
+    falkordb_url, tmp_path, provider
+):
+    settings = test_settings(
+        tmp_path, falkordb_url=falkordb_url, embedding_provider=provider,
+        embedding_dimensions=8 if provider == "hash" else None,
+    )  # fmt: skip
     async with running_client(settings) as client:
         await client.post("/memory", json={"content": "Zanzibar spice market notes"}, headers=H)
         await client.post("/memory", json={"content": "Zanzibar is Bob's"}, headers=BOB)
         await client.app.state.stores.vectors.close()
         body = await recall(client, query="zanzibar market")
-        assert "qdrant" in body["degraded"]
+        # The local model searches on its own thread: a failed search is the index's, not its.
+        assert body["degraded"] == ["qdrant"]
         assert [r["memory"]["content"] for r in body["results"]] == ["Zanzibar spice market notes"]
+        assert client.app.state.runtime.embedder.health()["state"] == "ok"
 
 
 async def test_access_is_reinforced_asynchronously(recall_app):

@@ -345,3 +345,14 @@ class VectorIndex(Protocol):
 
     def iter_ids(self, batch: int = 512) -> AsyncIterator[list[str]]:
         """Every point id, in batches."""
+
+
+@runtime_checkable
+class BlockingChannelSearch(Protocol):
+    """A vector index whose channel search can also run on the caller's thread (Edge, which
+    is in-process; a remote Qdrant is reached with async I/O only)."""
+
+    def search_channels_blocking(
+        self, vector: list[float] | None, text: str | None, flt: VectorFilter, limit: int
+    ) -> ChannelHits:
+        """search_channels, blocking, safe from any thread."""

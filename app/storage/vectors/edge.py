@@ -64,7 +64,8 @@ UPSERT_CHUNK = 512
 
 
 class EdgeVectorIndex:
-    """Qdrant Edge shard; every engine call runs on one dedicated thread, which serialises them."""
+    """Qdrant Edge shard; every engine call runs on one dedicated thread, which serialises them
+    (except recall's searches from the query thread: search_channels_blocking)."""
 
     kind = "edge"
 
@@ -189,6 +190,27 @@ class EdgeVectorIndex:
         or a graph read only delays them; one batch after the embedding is one wait, and shares
         the filter's planning.
         """
+        return await self._call(partial(self._search_channels, vector, text, flt, limit))
+
+    def search_channels_blocking(
+        self, vector: list[float] | None, text: str | None, flt: VectorFilter, limit: int
+    ) -> ChannelHits:
+        """search_channels, run on the calling thread; for recall's query thread, which searches
+        right after it has embedded the query (one hand-off instead of two: recall/channels.py).
+
+        The one exception to "every engine call on the shard thread": Edge's reads are safe
+        beside its writes (a reader thread beside an upserting one, and beside `close`, which
+        makes the read fail with an error, not crash: checked with qdrant-edge-py 0.9).
+        """
+        shard = self._shard
+        if shard is None:
+            raise VectorIndexError(f"Edge vector index at {self.path} is not open")
+        return self._search_channels(vector, text, flt, limit, shard)
+
+    def _search_channels(
+        self, vector: list[float] | None, text: str | None, flt: VectorFilter, limit: int,
+        shard: qe.EdgeShard,
+    ) -> ChannelHits:  # fmt: skip
         engine_filter = _filter(describe_filter(flt))
         queries: dict[str, Any] = {}
         if vector is not None:
@@ -202,8 +224,7 @@ class EdgeVectorIndex:
                 qe.QueryRequest(limit=limit, filter=engine_filter, with_payload=False, query=q)
                 for q in queries.values()
             ]
-            batches = await self._call(partial(_query_batch_sync, requests))
-            found = dict(zip(queries, batches, strict=True))
+            found = dict(zip(queries, _query_batch_sync(requests, shard), strict=True))
         return ChannelHits.of(found, dense_asked=vector is not None, sparse_asked=text is not None)
 
     async def embedding_model(self) -> str | None:
@@ -419,7 +440,7 @@ def _point(point: VectorPoint) -> qe.Point:
 def _query_batch_sync(
     requests: list[qe.QueryRequest], shard: qe.EdgeShard
 ) -> list[list[VectorHit]]:
-    """Runs on the shard thread; the hits are mapped there too (their ids are UUID objects)."""
+    """Runs off the event loop; the hits are mapped there too (their ids are UUID objects)."""
     found = shard.query_batch(qe.QueryBatchRequest(requests))
     return [[VectorHit(str(p.id), float(p.score), {}) for p in points] for points in found]
 
