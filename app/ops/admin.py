@@ -3,9 +3,10 @@
 import asyncio
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Body, Path
+from fastapi import APIRouter, Body, Header, Path
 from pydantic import BaseModel, Field
 
+from app.auth import resolve_scope
 from app.deps import AdminDep, PrincipalDep, RuntimeDep
 from app.enrichment.queueing import enrichment_enabled
 from app.errors import NotFound
@@ -80,8 +81,17 @@ class SyncRequest(BaseModel):
 
 
 @router.get("/enrichment/status", response_model=EnrichmentStatus)
-async def enrichment_status(runtime: RuntimeDep, _: PrincipalDep) -> EnrichmentStatus:
-    """Background job figures: depth per kind, in flight, done, failed, dead, oldest age."""
+async def enrichment_status(
+    runtime: RuntimeDep,
+    principal: PrincipalDep,
+    x_agent_id: Annotated[
+        str | None, Header(description="Agent scope of the memory counts (as everywhere).")
+    ] = None,
+) -> EnrichmentStatus:
+    """Background job figures: depth per kind, in flight, done, failed, dead, oldest age; and
+    the memories per enrichment state that the caller can see (every user's for the admin key).
+    """
+    counted = None if principal.is_admin else resolve_scope(principal, x_agent_id)
     stats = await runtime.jobs.stats()
     kinds = {kind: KindStatus(**values) for kind, values in stats.items()}
     total = lambda field: sum(getattr(k, field) for k in kinds.values())  # noqa: E731
@@ -101,7 +111,7 @@ async def enrichment_status(runtime: RuntimeDep, _: PrincipalDep) -> EnrichmentS
         jobs=kinds,
         enrichment={
             "enabled": enrichment_enabled(runtime.jobs),
-            "memories": await enrichment.count_by_status(runtime.stores.graph),
+            "memories": await enrichment.count_by_status(runtime.stores.graph, counted),
         },
         classification=runtime.classification_stats.as_dict(),
         llm=runtime.llm.status() if runtime.llm is not None else None,

@@ -138,6 +138,7 @@ WHERE ($ids IS NULL OR m.id IN $ids) AND ($user_id IS NULL OR m.user_id = $user_
 RETURN m.user_id, m.id ORDER BY m.id LIMIT $limit
 """
 COUNT_BY_STATUS = "MATCH (m:Memory) RETURN m.enrichment_status, count(m)"
+COUNT_BY_STATUS_IN_SCOPE = f"MATCH (m:Memory) WHERE {IN_SCOPE} RETURN m.enrichment_status, count(m)"
 
 
 async def write_enrichment(
@@ -241,6 +242,11 @@ async def owners(
     return [(row[0], row[1]) for row in rows]
 
 
-async def count_by_status(graph: GraphStore) -> dict[str, int]:
-    """How many memories are in each enrichment state (operator path)."""
-    return {row[0]: int(row[1]) for row in await graph.ro_query(COUNT_BY_STATUS)}
+async def count_by_status(graph: GraphStore, scope: Scope | None) -> dict[str, int]:
+    """How many memories are in each enrichment state: those `scope` sees, or every user's for
+    None (the operator)."""
+    if scope is None:
+        rows = await graph.ro_query(COUNT_BY_STATUS)
+    else:
+        rows = await graph.ro_query(COUNT_BY_STATUS_IN_SCOPE, scope_params(scope))
+    return {row[0]: int(row[1]) for row in rows}

@@ -161,3 +161,22 @@ async def test_agent_bound_key_is_confined_to_its_prefix(app_client: httpx.Async
     assert other.status_code == 403
     bad = await app_client.get(f"/memory/{SOME_ID}", headers=auth(ALICE_KEY, "bad agent"))
     assert bad.status_code == 400
+
+
+async def test_enrichment_status_counts_only_the_callers_memories(app_client: httpx.AsyncClient):
+    async def counted(headers: dict[str, str]) -> int:
+        response = await app_client.get("/enrichment/status", headers=headers)
+        assert response.status_code == 200, response.text
+        return sum(response.json()["enrichment"]["memories"].values())
+
+    before = {who: await counted(auth(key)) for who, key in (("alice", ALICE_KEY),
+              ("bob", BOB_KEY), ("admin", ADMIN_KEY))}  # fmt: skip
+    stored = await app_client.post(
+        "/memory", json={"content": "one more of Alice's"}, headers=ALICE
+    )
+    assert stored.status_code == 201
+
+    assert await counted(BOB) == before["bob"]
+    assert await counted(ALICE) == before["alice"] + 1
+    assert await counted(auth(ADMIN_KEY)) == before["admin"] + 1
+    assert before["admin"] >= before["alice"] + before["bob"]
