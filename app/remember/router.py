@@ -15,6 +15,7 @@ from app.remember.facts import Turn
 from app.remember.pipeline import Conversation
 from app.remember.ratelimit import check_rate
 from app.remember.tasks import enqueue_remember, remember_job_id_prefix
+from app.scope import Scope
 
 router = APIRouter(tags=["remember"])
 
@@ -49,7 +50,7 @@ class RememberRequest(BaseModel):
     role: Literal["user", "assistant"] | None = Field(
         None,
         description="Whose facts to keep: null = both, attributed automatically (assistant "
-        "facts need an agent_id); user; assistant (needs an agent_id).",
+        "facts need an agent: agent_id, or else X-Agent-Id); user; assistant (needs an agent).",
     )
     labels: Labels = Field(default_factory=dict)
     source: RememberSource | None = Field(None, description="Where the conversation happens.")
@@ -84,11 +85,13 @@ async def remember(body: RememberRequest, runtime: RuntimeDep, scope: ScopeDep) 
     started = time.perf_counter()
     settings = runtime.settings
     _check_size(body, settings.remember_max_messages, settings.remember_max_chars)
-    memory_agent(scope, body.agent_id)  # 403 for an agent outside the caller's scope
+    # The agent that facts about the assistant belong to: the body's agent_id, else the
+    # caller's X-Agent-Id (as for POST /memory); 403 for an agent outside the caller's scope.
+    agent = memory_agent(scope, body.agent_id)
     await check_rate(
         runtime.jobs.redis, runtime.jobs.namespace, scope.user_id, settings.remember_rate_per_minute
     )
-    talk = _conversation(body, scope.user_id, scope.agent_id)
+    talk = _conversation(body, scope, agent)
     job_id = await enqueue_remember(runtime.jobs, talk)
     return RememberAccepted(
         job_id=job_id,
@@ -111,11 +114,11 @@ def _check_size(body: RememberRequest, max_messages: int, max_chars: int) -> Non
         )
 
 
-def _conversation(body: RememberRequest, user_id: str, scope_agent: str | None) -> Conversation:
+def _conversation(body: RememberRequest, scope: Scope, agent: str | None) -> Conversation:
     now = utc_now()
     turns = [Turn(m.role, m.content, m.timestamp or now, m.message_id) for m in body.messages]
     return Conversation(
-        user_id=user_id, scope_agent=scope_agent, agent_id=body.agent_id, role=body.role,
+        user_id=scope.user_id, scope_agent=scope.agent_id, agent_id=agent, role=body.role,
         session_id=body.session_id, turns=turns, labels=body.labels,
         source=body.source.model_dump(exclude_none=True) if body.source else {},
     )  # fmt: skip

@@ -33,18 +33,21 @@ def remember_body(session: Session, **extra: Any) -> dict[str, Any]:
     return {"messages": messages, "session_id": session.session_id, **extra}
 
 
-async def remember(client: httpx.AsyncClient, session: Session, **extra: Any) -> dict[str, Any]:
+async def remember(
+    client: httpx.AsyncClient, session: Session, headers=ALICE, **extra: Any
+) -> dict[str, Any]:
     """Posts a session and waits for its extraction job; returns the job's result."""
-    accepted = await client.post("/remember", json=remember_body(session, **extra), headers=ALICE)
+    body = remember_body(session, **extra)
+    accepted = await client.post("/remember", json=body, headers=headers)
     assert accepted.status_code == 202, accepted.text
     job_id = accepted.json()["job_id"]
 
     async def finished() -> bool:
-        job = (await client.get(f"/remember/jobs/{job_id}", headers=ALICE)).json()
+        job = (await client.get(f"/remember/jobs/{job_id}", headers=headers)).json()
         return job["state"] in ("done", "dead")
 
     await wait_until(finished, timeout=60)
-    job = (await client.get(f"/remember/jobs/{job_id}", headers=ALICE)).json()
+    job = (await client.get(f"/remember/jobs/{job_id}", headers=headers)).json()
     assert job["state"] == "done", job
     return job["result"]
 
@@ -115,6 +118,17 @@ async def test_the_scripted_conversation_without_an_llm(unhurried: httpx.AsyncCl
     assert history["revisions"][0].get("t_invalid") is None  # the open version is kept
     both = await recall(client, "Where does the user live?", state_mode="history", limit=10)
     assert any("Prague" in r["memory"]["content"] for r in both)
+
+
+async def test_the_agent_header_stands_for_a_missing_agent_id(
+    unhurried: httpx.AsyncClient,
+) -> None:
+    result = await remember(unhurried, SESSION_1, headers=ALICE_WITH_AVA)  # no agent_id in the body
+    assert result["dropped_by_attribution"] == 0
+    stored = [await memory(unhurried, i, ALICE_WITH_AVA) for i in result["stored"]]
+    assistant = [m for m in stored if m["role"] == "assistant"]
+    assert assistant and all(m["agent_id"] == AGENT_ID for m in assistant)
+    assert "User's name is Tom." in [m["content"] for m in stored]
 
 
 async def test_consolidation_promotes_raw_facts_that_then_rank_higher(
