@@ -1,7 +1,9 @@
 """The /remember extraction pipeline: turns → facts → raw memories, deduplicated, superseding.
 
-Order for each fact, one at a time (so facts of one call deduplicate against each other):
-1. exact duplicate of a raw fact of the same owner and agent → skipped;
+Exact duplicates (of a raw fact of the same owner and agent, or of another fact of the call) are
+skipped before anything is embedded. Then, for each fact, one at a time (so facts of one call
+deduplicate against each other):
+1. exact duplicate of a raw fact of the same owner and agent (stored meanwhile) → skipped;
 2. semantic duplicate (cosine ≥ REMEMBER_DEDUP_THRESHOLD) of a raw fact in the same scope →
    skipped. Consolidated memories are never touched by this step (seed 000);
 3. stored as a raw memory with its vector (no second embedding), enrichment queued;
@@ -100,12 +102,32 @@ async def remember(deps: RememberDeps, talk: Conversation) -> Outcome:
     outcome.extracted, outcome.dropped_by_attribution = len(facts), len(facts) - len(kept)
     if not kept:
         return outcome
-    memories = [_fact_memory(talk, fact) for fact in kept]
+    memories = await _not_stored_yet(deps, talk, [_fact_memory(talk, f) for f in kept], outcome)
+    if not memories:
+        return outcome
     texts = [embedding_text(m, with_date=deps.embed_with_date) for m in memories]
     vectors = await deps.embedder.embed(texts)
     for memory, vector in zip(memories, vectors, strict=True):
         await _remember_one(deps, talk, memory, vector, outcome, budget)
     return outcome
+
+
+async def _not_stored_yet(
+    deps: RememberDeps, talk: Conversation, memories: list[Memory], outcome: Outcome
+) -> list[Memory]:
+    """The facts that are not exact duplicates — of a raw fact already stored, or of another fact
+    of this call — so that only they are embedded (a re-run job embeds nothing it stored)."""
+    fresh, seen = [], set()
+    for memory in memories:
+        key = (memory.agent_id, memory.content_hash)
+        if key in seen or await sessions.raw_with_hash(
+            deps.stores.graph, talk.user_id, memory.agent_id, memory.content_hash
+        ):
+            outcome.duplicates += 1
+            continue
+        seen.add(key)
+        fresh.append(memory)
+    return fresh
 
 
 async def _extract(

@@ -131,6 +131,28 @@ async def test_the_agent_header_stands_for_a_missing_agent_id(
     assert "User's name is Tom." in [m["content"] for m in stored]
 
 
+async def test_a_repeated_conversation_is_not_embedded_again(
+    unhurried: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    embedder = unhurried.app.state.runtime.embedder
+    embedded: list[str] = []
+    embed = embedder.embed
+
+    async def counting(texts):
+        embedded.extend(texts)
+        return await embed(texts)
+
+    monkeypatch.setattr(embedder, "embed", counting)
+    first = await remember(unhurried, SESSION_1)
+    facts = await contents(unhurried, first["stored"])
+    assert facts and all(any(fact in text for text in embedded) for fact in facts)
+
+    embedded.clear()
+    again = await remember(unhurried, SESSION_1)
+    assert again["stored"] == [] and again["duplicates"] == len(first["stored"])
+    assert not [text for text in embedded if any(fact in text for fact in facts)]
+
+
 async def test_consolidation_promotes_raw_facts_that_then_rank_higher(
     client: httpx.AsyncClient,
 ) -> None:
