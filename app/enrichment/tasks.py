@@ -183,6 +183,11 @@ def _row(
         "type": memory_type,
         "confidence": confidence,
         "entities": [{"category": e.category, "slug": e.slug, "name": e.name} for e in entities],
+        # Content changed since the last run: the links it made from the old content (similar
+        # memories, shared entities) go before the new ones are made. Not on a first run: the
+        # links other memories made to this one are theirs.
+        "relink": bool(previous.get("content_hash"))
+        and previous.get("content_hash") != memory.content_hash,
     }
 
 

@@ -14,7 +14,9 @@ from app.scope import Scope
 from app.storage.graph import IN_SCOPE, GraphStore, memory_from_properties, scope_params, to_memory
 
 # One memory's enrichment, written atomically, only if the memory is still at the version and
-# content it was enriched from (a concurrent PATCH wins; the job then runs again).
+# content it was enriched from (a concurrent PATCH wins; the job then runs again). Its mentions
+# are replaced; with `relink` (the content changed since its last run) so are the links derived
+# from them and from its vector: SIMILAR_TO and the entity PRECEDED_BY (never a session's).
 WRITE_ENRICHMENT = """
 UNWIND $rows AS row
 MATCH (m:Memory {id: row.id})
@@ -25,6 +27,10 @@ SET m.tags = row.tags, m.tag_prefixes = row.tag_prefixes, m.summary = row.summar
 WITH m, row
 OPTIONAL MATCH (m)-[old:MENTIONS]->(:Entity)
 DELETE old
+WITH DISTINCT m, row
+OPTIONAL MATCH (m)-[stale:SIMILAR_TO|PRECEDED_BY]-(:Memory)
+WHERE row.relink AND (type(stale) = 'SIMILAR_TO' OR stale.entity IS NOT NULL)
+DELETE stale
 WITH DISTINCT m, row
 FOREACH (e IN row.entities |
   MERGE (x:Entity {user_id: $user_id, category: e.category, slug: e.slug})

@@ -159,6 +159,31 @@ async def test_changed_content_is_enriched_again_keeping_own_tags(
     assert angela == 404  # no memory mentions her any more
 
 
+async def test_changed_content_drops_the_links_the_old_content_made(
+    client: httpx.AsyncClient,
+) -> None:
+    budget = "The quarterly budget review moved to Thursday afternoon in Prague"
+    earlier = await remember(client, "Flew to Prague for the conference.", timestamp="2024-03-01")
+    similar = await remember(client, budget.replace("moved", "was moved"), timestamp="2024-03-02")
+    edited = await remember(client, budget, timestamp="2024-03-03")
+    await enrich(client, "alice", earlier, similar, edited)
+    assert await related(client, edited, "SIMILAR_TO") == {similar}
+    assert await related(client, edited, "PRECEDED_BY") == {similar}  # both mention Prague
+    assert await related(client, similar, "PRECEDED_BY") == {earlier, edited}
+
+    patched = await client.patch(
+        f"/memory/{edited}", json={"content": "Bought new running shoes."}, headers=ALICE
+    )
+    assert patched.status_code == 200
+    assert await enrich(client, "alice", edited) == 1
+
+    assert await related(client, edited, "SIMILAR_TO") == set()
+    assert await related(client, similar, "SIMILAR_TO") == set()
+    assert await related(client, edited, "PRECEDED_BY") == set()
+    # The others' links among themselves stay (the similar memory still follows the earlier one).
+    assert await related(client, similar, "PRECEDED_BY") == {earlier}
+
+
 async def test_expand_entities_in_recall(client: httpx.AsyncClient) -> None:
     seed = await remember(client, "Quarterly planning with Priya Natarajan went long.")
     other = await remember(client, "Priya Natarajan prefers written agendas.")
