@@ -91,11 +91,11 @@ async def enrich_memories(
         _row(m, ents, classes.get(m.id), similar.get(m.id, []), now=now, forced=force)
         for m, ents in zip(memories, entities, strict=True)
     ]
-    written = await store.write_enrichment(deps.stores.graph, user_id, rows, now=now)
+    written, unchained = await store.write_enrichment(deps.stores.graph, user_id, rows, now=now)
     changed = {m.id for m in memories} - {m.id for m in written}
     if changed:  # edited meanwhile: enrich the new state instead
         await enqueue_enrichment(deps.jobs, user_id, sorted(changed))
-    await _link(deps, user_id, written, similar, now)
+    await _link(deps, user_id, written, similar, now, unchained)
     await _mirror_payloads(deps.stores, written)
     return len(written)
 
@@ -208,7 +208,10 @@ async def _link(
     written: list[Memory],
     similar: dict[str, list[dict[str, Any]]],
     now: str,
+    unchained: Sequence[str] = (),
 ) -> None:
+    """Links the written memories; the memories that lost an entity link to one of them
+    (`unchained`: its content changed) find their neighbours by entity again."""
     if not written:
         return
     graph, ids = deps.stores.graph, [m.id for m in written]
@@ -218,7 +221,8 @@ async def _link(
         for near in similar.get(m.id, [])
     ]
     await store.link_similar(graph, user_id, pairs, now=now)
-    await store.link_entity_predecessors(graph, user_id, ids, now=now)
+    relinked = list(dict.fromkeys([*ids, *unchained]))
+    await store.link_entity_predecessors(graph, user_id, relinked, now=now)
     await store.link_patterns(graph, user_id, ids, now=now)
 
 

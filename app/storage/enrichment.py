@@ -16,7 +16,9 @@ from app.storage.graph import IN_SCOPE, GraphStore, memory_from_properties, scop
 # One memory's enrichment, written atomically, only if the memory is still at the version and
 # content it was enriched from (a concurrent PATCH wins; the job then runs again). Its mentions
 # are replaced; with `relink` (the content changed since its last run) so are the links derived
-# from them and from its vector: SIMILAR_TO and the entity PRECEDED_BY (never a session's).
+# from them and from its vector: SIMILAR_TO and the entity PRECEDED_BY (never a session's). It
+# returns the memory and the ids at the other end of the entity links it lost (`chained`): their
+# own entity links are made again after it (see link_entity_predecessors).
 WRITE_ENRICHMENT = """
 UNWIND $rows AS row
 MATCH (m:Memory {id: row.id})
@@ -28,17 +30,19 @@ WITH m, row
 OPTIONAL MATCH (m)-[old:MENTIONS]->(:Entity)
 DELETE old
 WITH DISTINCT m, row
-OPTIONAL MATCH (m)-[stale:SIMILAR_TO|PRECEDED_BY]-(:Memory)
+OPTIONAL MATCH (m)-[stale:SIMILAR_TO|PRECEDED_BY]-(other:Memory)
 WHERE row.relink AND (type(stale) = 'SIMILAR_TO' OR stale.entity IS NOT NULL)
+WITH m, row, stale, CASE WHEN stale IS NULL THEN NULL
+                         WHEN type(stale) = 'PRECEDED_BY' THEN other.id END AS chained
 DELETE stale
-WITH DISTINCT m, row
-FOREACH (e IN row.entities |
+WITH m, row.entities AS entities, collect(chained) AS chained
+FOREACH (e IN entities |
   MERGE (x:Entity {user_id: $user_id, category: e.category, slug: e.slug})
   ON CREATE SET x.name = e.name, x.aliases = [e.name], x.created_at = $now
   SET x.last_referenced_at = $now,
       x.aliases = CASE WHEN e.name IN x.aliases THEN x.aliases ELSE x.aliases + e.name END
   MERGE (m)-[:MENTIONS]->(x))
-RETURN m
+RETURN m, chained
 """
 SET_ENRICHMENT_STATUS = """
 MATCH (m:Memory) WHERE m.id IN $ids AND m.user_id = $user_id SET m.enrichment_status = $status
@@ -149,12 +153,14 @@ COUNT_BY_STATUS_IN_SCOPE = f"MATCH (m:Memory) WHERE {IN_SCOPE} RETURN m.enrichme
 
 async def write_enrichment(
     graph: GraphStore, user_id: str, rows: Sequence[dict[str, Any]], *, now: str
-) -> list:
-    """Writes derived fields and mentions; returns the memories written (others changed)."""
+) -> tuple[list, list[str]]:
+    """Writes derived fields and mentions; returns the memories written (others changed), and
+    the other memories that lost an entity link to them (relinked content)."""
     result = await graph.query(
         WRITE_ENRICHMENT, {"rows": list(rows), "user_id": user_id, "now": now}
     )
-    return [to_memory(row[0]) for row in result]
+    chained = sorted({memory_id for row in result for memory_id in row[1]})
+    return [to_memory(row[0]) for row in result], chained
 
 
 async def set_enrichment_status(

@@ -166,9 +166,10 @@ async def test_changed_content_drops_the_links_the_old_content_made(
     earlier = await remember(client, "Flew to Prague for the conference.", timestamp="2024-03-01")
     similar = await remember(client, budget.replace("moved", "was moved"), timestamp="2024-03-02")
     edited = await remember(client, budget, timestamp="2024-03-03")
-    await enrich(client, "alice", earlier, similar, edited)
+    later = await remember(client, "Back from Prague on Monday.", timestamp="2024-03-04")
+    await enrich(client, "alice", earlier, similar, edited, later)
     assert await related(client, edited, "SIMILAR_TO") == {similar}
-    assert await related(client, edited, "PRECEDED_BY") == {similar}  # both mention Prague
+    assert await related(client, edited, "PRECEDED_BY") == {similar, later}  # all name Prague
     assert await related(client, similar, "PRECEDED_BY") == {earlier, edited}
 
     patched = await client.patch(
@@ -180,8 +181,9 @@ async def test_changed_content_drops_the_links_the_old_content_made(
     assert await related(client, edited, "SIMILAR_TO") == set()
     assert await related(client, similar, "SIMILAR_TO") == set()
     assert await related(client, edited, "PRECEDED_BY") == set()
-    # The others' links among themselves stay (the similar memory still follows the earlier one).
-    assert await related(client, similar, "PRECEDED_BY") == {earlier}
+    # The chain closes over the gap: the later mention now follows the one before the edited.
+    assert await related(client, later, "PRECEDED_BY") == {similar}
+    assert await related(client, similar, "PRECEDED_BY") == {earlier, later}
 
 
 async def test_expand_entities_in_recall(client: httpx.AsyncClient) -> None:
