@@ -119,6 +119,7 @@ MATCH (x:Entity) WHERE x.user_id = $user_id AND (x.slug = $slug OR $name IN x.al
 WITH x
 MATCH (m:Memory)-[:MENTIONS]->(x)
 WHERE {IN_SCOPE}
+WITH x, m ORDER BY m.timestamp DESC, m.id
 WITH x, count(m) AS refs, collect(m.id)[..$memory_limit] AS memory_ids
 RETURN {ENTITY_FIELDS}, refs, memory_ids ORDER BY refs DESC LIMIT 1
 """
@@ -212,7 +213,8 @@ async def list_entities(
 async def get_entity(
     graph: GraphStore, scope: Scope, slug: str, *, memory_limit: int = 50
 ) -> dict[str, Any] | None:
-    """One entity by slug (or by one of its names), with the ids of memories mentioning it."""
+    """One entity by slug (or by one of its names), with the ids of memories mentioning it,
+    newest first (at most `memory_limit`)."""
     params = {"slug": slug, "name": slug, "memory_limit": memory_limit, **scope_params(scope)}
     rows = await graph.ro_query(GET_ENTITY, params)
     if not rows:

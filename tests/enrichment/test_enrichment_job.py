@@ -86,6 +86,17 @@ async def test_entities_become_tags_nodes_and_a_summary(client: httpx.AsyncClien
     assert [r["id"] for r in found.json()["results"]] == [memory_id]
 
 
+async def test_an_entity_lists_its_memories_newest_first(client: httpx.AsyncClient) -> None:
+    days = ["2024-02-11", "2024-06-02", "2024-01-05", "2024-04-20"]
+    ids = {
+        day: await remember(client, f"Visited Lisbon again ({day}).", timestamp=day) for day in days
+    }
+    await enrich(client, "alice", *ids.values())
+
+    entity = (await client.get("/entity/lisbon", headers=ALICE)).json()["entity"]
+    assert entity["memory_ids"] == [ids[day] for day in sorted(days, reverse=True)]
+
+
 async def test_entities_are_scoped_to_their_owner(client: httpx.AsyncClient) -> None:
     alice_id = await remember(client, "Dinner with Margaret Thatcher in Paris.")
     await enrich(client, "alice", alice_id)
