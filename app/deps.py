@@ -55,11 +55,13 @@ async def require_admin(principal: Annotated[Principal, Depends(require_principa
     return principal
 
 
+AgentHeader = Annotated[
+    str | None, Header(description="Agent scope; sub-agents as 'parent:child'.")
+]
+
+
 async def get_scope(
-    principal: Annotated[Principal, Depends(require_principal)],
-    x_agent_id: Annotated[
-        str | None, Header(description="Agent scope; sub-agents as 'parent:child'.")
-    ] = None,
+    principal: Annotated[Principal, Depends(require_principal)], x_agent_id: AgentHeader = None
 ) -> Scope:
     return resolve_scope(principal, x_agent_id)
 

@@ -12,6 +12,7 @@ file in `locomo10.json` format.
 
 Usage: .venv/bin/python bench/locomo.py [--configs engram,bm25,dense] [--samples conv-26,...]
        [--limit-questions N] [--data PATH] [--base-url URL --api-key KEY] [--ingest-only]
+       [--depth N]  (results asked per question, default 20; recall@k for k > N is recall@N)
 """
 
 import argparse
@@ -428,10 +429,10 @@ def ranked_dia_ids(body: dict[str, Any]) -> list[str | None]:
 
 
 def recall(
-    client: httpx.Client, sample_id: str, query: str, params: dict[str, str]
+    client: httpx.Client, sample_id: str, query: str, params: dict[str, str], depth: int = DEPTH
 ) -> tuple[dict[str, Any], float]:
-    """The /recall response body for a question, and the call's latency in ms."""
-    query_params = {"query": query, "limit": DEPTH, **params}
+    """The /recall response body for a question (`depth` results), and the call's latency in ms."""
+    query_params = {"query": query, "limit": depth, **params}
     started = time.perf_counter()
     response = client.get("/recall", params=query_params, headers=agent(sample_id))
     elapsed = (time.perf_counter() - started) * 1000
@@ -454,14 +455,15 @@ def question_row(question: Question, body: dict[str, Any], ms: float) -> dict[st
 
 
 def run_config(
-    client: httpx.Client, name: str, params: dict[str, str], questions: list[Question]
-) -> list[dict[str, Any]]:
+    client: httpx.Client, name: str, params: dict[str, str], questions: list[Question],
+    depth: int = DEPTH,
+) -> list[dict[str, Any]]:  # fmt: skip
     """Asks every question with one configuration; one row per question."""
     for _ in range(WARMUP_CALLS):  # an empty scope: warms the query path, touches no memory
-        recall(client, WARMUP_AGENT, "warm-up question", params)
+        recall(client, WARMUP_AGENT, "warm-up question", params, depth)
     rows = []
     for number, question in enumerate(questions, 1):
-        body, ms = recall(client, question.sample_id, question.text, params)
+        body, ms = recall(client, question.sample_id, question.text, params, depth)
         rows.append(question_row(question, body, ms))
         if number % 100 == 0 or number == len(questions):
             log(f"{name}: {number}/{len(questions)} questions")
@@ -516,7 +518,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--wait-timeout", type=float, default=1800, help="seconds (default 30 min)")
     parser.add_argument("--workers", type=int, default=2, help="ENGRAM_WORKERS when embedded")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument(
+        "--depth", type=int, default=DEPTH, help=f"results asked per question (default {DEPTH})"
+    )
     args = parser.parse_args(argv)
+    if not 1 <= args.depth <= DEPTH:
+        parser.error(f"--depth: 1 to {DEPTH}")
     args.configs = [c.strip() for c in args.configs.split(",") if c.strip()]
     unknown = [c for c in args.configs if c not in CONFIGS]
     if unknown or not args.configs:
@@ -537,11 +544,13 @@ def preflight(client: httpx.Client, args: argparse.Namespace, samples: list[Samp
             raise SystemExit(f"scopes {used} already hold LoCoMo memories: use --skip-ingest")
 
 
-def evaluate(client: httpx.Client, configs: list[str], questions: list[Question]) -> dict[str, Any]:
+def evaluate(
+    client: httpx.Client, configs: list[str], questions: list[Question], depth: int = DEPTH
+) -> dict[str, Any]:
     """Runs every configuration: summaries overall and per category, and per-question rows."""
     results = {}
     for name in configs:
-        rows = run_config(client, name, CONFIGS[name], questions)
+        rows = run_config(client, name, CONFIGS[name], questions, depth)
         results[name] = {
             "params": CONFIGS[name],
             "overall": summarise(rows),
@@ -551,13 +560,13 @@ def evaluate(client: httpx.Client, configs: list[str], questions: list[Question]
     return results
 
 
-def report(results: dict[str, Any]) -> str:
+def report(results: dict[str, Any], depth: int = DEPTH) -> str:
     """The markdown tables: configurations, then engram (or the first) per category."""
     overall = {name: r["overall"] for name, r in results.items()}
     focus = "engram" if "engram" in results else next(iter(results))
     by_category = {**results[focus]["by_category"], "overall": results[focus]["overall"]}
     return (
-        "## LoCoMo retrieval (recall@k over evidence turns, depth 20)\n\n"
+        f"## LoCoMo retrieval (recall@k over evidence turns, depth {depth})\n\n"
         + markdown_table("config", overall)
         + f"\n\n## {focus} per category\n\n"
         + markdown_table("category", by_category)
@@ -587,7 +596,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         preflight(client, args, samples)
         ingested = None if args.skip_ingest else ingest(client, samples, args.wait_timeout)
         health = checked(client.get("/health"), "GET /health")
-        results = {} if args.ingest_only else evaluate(client, args.configs, questions)
+        results = {} if args.ingest_only else evaluate(client, args.configs, questions, args.depth)
     output = {
         "benchmark": "locomo",
         "data": str(args.data),
@@ -596,13 +605,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         "embedder": health.get("embedder"),
         "dataset": stats,
         "asked": len(questions),
+        "depth": args.depth,
         "ingest": ingested,
         "configs": results,
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(output, indent=2))
     if results:
-        sys.stdout.write(report(results))
+        sys.stdout.write(report(results, args.depth))
     log(f"wrote {args.out}")
 
 

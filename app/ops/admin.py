@@ -3,11 +3,11 @@
 import asyncio
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Body, Header, Path
+from fastapi import APIRouter, Body, Path
 from pydantic import BaseModel, Field
 
 from app.auth import resolve_scope
-from app.deps import AdminDep, PrincipalDep, RuntimeDep
+from app.deps import AdminDep, AgentHeader, PrincipalDep, RuntimeDep
 from app.enrichment.queueing import enrichment_enabled
 from app.errors import NotFound
 from app.ops.tasks import REEMBED, SYNC, read_progress
@@ -82,11 +82,7 @@ class SyncRequest(BaseModel):
 
 @router.get("/enrichment/status", response_model=EnrichmentStatus)
 async def enrichment_status(
-    runtime: RuntimeDep,
-    principal: PrincipalDep,
-    x_agent_id: Annotated[
-        str | None, Header(description="Agent scope of the memory counts (as everywhere).")
-    ] = None,
+    runtime: RuntimeDep, principal: PrincipalDep, x_agent_id: AgentHeader = None
 ) -> EnrichmentStatus:
     """Background job figures: depth per kind, in flight, done, failed, dead, oldest age; and
     the memories per enrichment state that the caller can see (every user's for the admin key).

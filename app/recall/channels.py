@@ -31,10 +31,13 @@ class ChannelRun:
     degraded: set[str] = field(default_factory=set)
     timings: dict[str, float] = field(default_factory=dict)  # step -> ms (embed, search)
 
-    def timed(self, step: str, started: float, minus: float = 0.0) -> None:
-        """Adds the milliseconds since `started` (less `minus`) to `step`."""
-        elapsed = (time.perf_counter() - started) * 1000 - minus
-        self.timings[step] = self.timings.get(step, 0.0) + elapsed
+    def timed(self, step: str, started: float) -> None:
+        """Adds the milliseconds since `started` to `step`."""
+        self.add(step, (time.perf_counter() - started) * 1000)
+
+    def add(self, step: str, elapsed_ms: float) -> None:
+        """Adds `elapsed_ms` to `step`."""
+        self.timings[step] = self.timings.get(step, 0.0) + elapsed_ms
 
     def found(self, hits: ChannelHits) -> None:
         """The index's hits, by channel."""
@@ -116,8 +119,8 @@ async def _embed_then_search(
         if text is not None:
             await _search(vectors, None, text, flt, fetch, run)
         return
-    run.timed("embed", started, minus=search_ms)
-    run.timings["search"] = run.timings.get("search", 0.0) + search_ms
+    run.add("embed", (time.perf_counter() - started) * 1000 - search_ms)
+    run.add("search", search_ms)
     if isinstance(found, Exception):
         log.warning("vector index search failed", exc_info=found)
         run.degraded.add("qdrant")
