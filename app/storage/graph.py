@@ -25,6 +25,7 @@ from app.errors import StoreUnavailable
 from app.models import JSON_PROPERTIES, Memory
 from app.scope import Scope
 from app.storage import compact
+from app.storage.resp import ReadPool
 
 log = logging.getLogger(__name__)
 
@@ -294,8 +295,11 @@ class GraphStore:
         self._db = FalkorDB(connection_pool=self._pool)
         self.graph_name = graph_name
         self._graph = self._db.select_graph(graph_name)
+        self._reads = ReadPool(url, pool_size) if ReadPool.supports(url) else None
 
     async def close(self) -> None:
+        if self._reads is not None:
+            await self._reads.close()
         await self._pool.aclose()
 
     async def query(self, cypher: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
@@ -316,11 +320,17 @@ class GraphStore:
     async def ro_rows(self, cypher: str, params: dict[str, Any]) -> list[list[Any]]:
         """A read-only query whose columns are scalars, lists or maps (`properties(m)`, never a
         node), read by the fast compact reader; for the hot read paths."""
-        command = compact.params_header(params) + cypher
+        args = (
+            "GRAPH.RO_QUERY",
+            self.graph_name,
+            compact.params_header(params) + cypher,
+            "--compact",
+        )
         try:
-            reply = await self._graph.execute_command(
-                "GRAPH.RO_QUERY", self.graph_name, command, "--compact"
-            )
+            if self._reads is not None:
+                reply = await self._reads.execute(*args)
+            else:
+                reply = await self._graph.execute_command(*args)
         except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
             raise StoreUnavailable("FalkorDB is unavailable") from exc
         for part in reply:
