@@ -129,6 +129,9 @@ async def test_the_agent_header_stands_for_a_missing_agent_id(
     assistant = [m for m in stored if m["role"] == "assistant"]
     assert assistant and all(m["agent_id"] == AGENT_ID for m in assistant)
     assert "User's name is Tom." in [m["content"] for m in stored]
+    # A caller confined to an agent writes into that agent's scope only, user facts included.
+    about_the_user = [m for m in stored if m["role"] == "user"]
+    assert about_the_user and all(m["agent_id"] == AGENT_ID for m in about_the_user)
 
 
 async def test_a_repeated_conversation_is_not_embedded_again(
