@@ -287,20 +287,26 @@ class RecallCandidates:
 class GraphStore:
     """FalkorDB access for one graph, over a bounded connection pool."""
 
-    def __init__(self, url: str, graph_name: str, pool_size: int = 16) -> None:
+    def __init__(
+        self, url: str, graph_name: str, pool_size: int = 16, timeout_s: float = 30.0
+    ) -> None:
         self._pool = BlockingConnectionPool.from_url(
-            url, max_connections=pool_size, timeout=10, socket_timeout=30,
+            url, max_connections=pool_size, timeout=10, socket_timeout=timeout_s,
             socket_connect_timeout=5, decode_responses=True,
         )  # fmt: skip
         self._db = FalkorDB(connection_pool=self._pool)
         self.graph_name = graph_name
         self._graph = self._db.select_graph(graph_name)
-        self._reads = ReadPool(url, pool_size) if ReadPool.supports(url) else None
+        # The hot reads (ro_rows) go over lean connections where the URL allows (storage/resp.py).
+        supported = ReadPool.supports(url)
+        self._reads = ReadPool(url, pool_size, timeout_s) if supported else None
 
     async def close(self) -> None:
-        if self._reads is not None:
-            await self._reads.close()
-        await self._pool.aclose()
+        try:
+            if self._reads is not None:
+                await self._reads.close()
+        finally:
+            await self._pool.aclose()
 
     async def query(self, cypher: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
         """Runs a write query; store outages become StoreUnavailable."""

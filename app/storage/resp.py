@@ -6,12 +6,15 @@ this pool uses: recall's candidate read (two commands side by side) took 3.47 ms
 against 2.73 ms through plain asyncio streams (a scratch comparison, interleaved, on the 100k
 scale data). Writes and everything else stay on redis-py.
 
-Only plain `redis://` (TCP) and `unix://` URLs are served, with their username, password and
-database; `ReadPool.supports` says whether a URL is one of them (anything else, e.g. `rediss://`
-with its certificate options, keeps redis-py). A connection is used by one command at a time and
-closed after any failure or cancellation, so a late reply can never answer the next command. A
-command that failed on a reused connection because the server had closed it (a restart) is sent
-once more on a fresh one: the commands sent here are read-only.
+Only plain `redis://` (TCP) and `unix://` URLs are served, with their username, password,
+database, `client_name`, `socket_timeout` and `socket_connect_timeout`; `ReadPool.supports` says
+whether a URL is one of them (anything else, e.g. `rediss://` with its certificate options, keeps
+redis-py). Error replies become redis-py's own exception classes (its parser's mapping), so a
+server still loading its data or refusing the password is a `redis.ConnectionError`, as through
+redis-py. A connection is used by one command at a time and closed after any failure or
+cancellation, so a late reply can never answer the next command. A command that failed on a
+reused connection because the server had closed it (a restart) is sent once more on a fresh
+one: the commands sent here are read-only (redis-py retries such failures too).
 """
 
 import asyncio
@@ -20,10 +23,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import hiredis
+from redis._parsers.base import BaseParser  # redis-py's error-reply mapping (pinned version)
 from redis.asyncio.connection import parse_url
-from redis.exceptions import ResponseError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import InvalidResponse
 
 READ_SIZE = 1 << 17
+CONNECT_TIMEOUT_S = 5.0
 
 
 def _pack(args: tuple[str, ...]) -> bytes:
@@ -35,6 +41,10 @@ def _pack(args: tuple[str, ...]) -> bytes:
     return b"".join(parts)
 
 
+class _ClosedBeforeReply(ConnectionResetError):
+    """The server closed the connection before any byte of the reply (e.g. it restarted)."""
+
+
 @dataclass
 class _Connection:
     reader: asyncio.StreamReader
@@ -43,11 +53,21 @@ class _Connection:
     async def call(self, args: tuple[str, ...]) -> Any:
         """Sends one command and reads its whole reply (an error reply is returned, not raised)."""
         self.writer.write(_pack(args))
-        parser = hiredis.Reader(encoding="utf-8", replyError=ResponseError)
+        parser = hiredis.Reader(
+            encoding="utf-8", replyError=BaseParser.parse_error, protocolError=InvalidResponse
+        )
+        received = False
         while True:
-            data = await self.reader.read(READ_SIZE)
+            try:
+                data = await self.reader.read(READ_SIZE)
+            except ConnectionError as exc:
+                if received:
+                    raise
+                raise _ClosedBeforeReply(str(exc)) from exc
             if not data:
-                raise ConnectionResetError("FalkorDB closed the connection")
+                closed = ConnectionResetError if received else _ClosedBeforeReply
+                raise closed("FalkorDB closed the connection")
+            received = True
             parser.feed(data)
             reply = parser.gets()
             if reply is not False:
@@ -64,7 +84,8 @@ class ReadPool:
         self._options = parse_url(url)
         self._slots = asyncio.Semaphore(size)
         self._idle: list[_Connection] = []
-        self._timeout_s = timeout_s
+        self._timeout_s = self._options.get("socket_timeout") or timeout_s
+        self._connect_timeout_s = self._options.get("socket_connect_timeout") or CONNECT_TIMEOUT_S
         self._closed = False
 
     @staticmethod
@@ -72,20 +93,23 @@ class ReadPool:
         return url.startswith(("redis://", "unix://"))
 
     async def execute(self, *args: str) -> Any:
-        """The reply to one read-only command; ResponseError for an error reply; OSError (or
-        TimeoutError) when the server cannot be reached or does not answer in time."""
-        async with self._slots, asyncio.timeout(self._timeout_s):
+        """The reply to one read-only command. An error reply raises as through redis-py;
+        OSError (TimeoutError included) when the server cannot be reached or does not answer
+        within the timeout, which counts the wait for a free connection."""
+        async with asyncio.timeout(self._timeout_s), self._slots:
             reply = await self._call(args)
-        if isinstance(reply, ResponseError):
+        if isinstance(reply, Exception):
             raise reply
         return reply
 
     async def _call(self, args: tuple[str, ...]) -> Any:
+        if self._closed:
+            raise RedisConnectionError("the read connections are closed")
         if self._idle:
             connection = self._idle.pop()
             try:
                 return self._keep(connection, await connection.call(args))
-            except ConnectionError:  # closed by the server while idle (a restart): a new one
+            except _ClosedBeforeReply:  # closed by the server while idle: once more, on a new one
                 connection.close()
             except BaseException:
                 connection.close()
@@ -107,20 +131,23 @@ class ReadPool:
         return reply
 
     async def _connect(self) -> _Connection:
+        async with asyncio.timeout(self._connect_timeout_s):
+            connection = await self._open()
+            try:
+                await self._handshake(connection)
+            except BaseException:
+                connection.close()
+                raise
+        return connection
+
+    async def _open(self) -> _Connection:
         options = self._options
         if "path" in options:
             reader, writer = await asyncio.open_unix_connection(options["path"])
         else:
-            reader, writer = await asyncio.open_connection(
-                options.get("host", "localhost"), options.get("port", 6379)
-            )
-        connection = _Connection(reader, writer)
-        try:
-            await self._handshake(connection)
-        except BaseException:
-            connection.close()
-            raise
-        return connection
+            host, port = options.get("host", "localhost"), options.get("port", 6379)
+            reader, writer = await asyncio.open_connection(host, port)
+        return _Connection(reader, writer)
 
     async def _handshake(self, connection: _Connection) -> None:
         options = self._options
@@ -129,14 +156,18 @@ class ReadPool:
             await self._expect_ok(connection, ("AUTH", *(c for c in credentials if c)))
         if options.get("db"):
             await self._expect_ok(connection, ("SELECT", str(options["db"])))
+        if options.get("client_name"):
+            await self._expect_ok(connection, ("CLIENT", "SETNAME", options["client_name"]))
 
     @staticmethod
     async def _expect_ok(connection: _Connection, args: tuple[str, ...]) -> None:
         reply = await connection.call(args)
-        if isinstance(reply, ResponseError):
+        if isinstance(reply, Exception):
             raise reply
 
     async def close(self) -> None:
+        """Closes the idle connections; those in use close when their command ends, and later
+        commands fail (ConnectionError)."""
         self._closed = True
         idle, self._idle = self._idle, []
         for connection in idle:
