@@ -117,12 +117,11 @@ async def _not_stored_yet(
 ) -> list[Memory]:
     """The facts that are not exact duplicates — of a raw fact already stored, or of another fact
     of this call — so that only they are embedded (a re-run job embeds nothing it stored)."""
-    fresh, seen = [], set()
-    for memory in memories:
-        key = (memory.agent_id, memory.content_hash)
-        if key in seen or await sessions.raw_with_hash(
-            deps.stores.graph, talk.user_id, memory.agent_id, memory.content_hash
-        ):
+    keys = [(memory.agent_id, memory.content_hash) for memory in memories]
+    seen = await sessions.raw_with_hashes(deps.stores.graph, talk.user_id, keys)
+    fresh = []
+    for memory, key in zip(memories, keys, strict=True):
+        if key in seen:
             outcome.duplicates += 1
             continue
         seen.add(key)

@@ -41,6 +41,13 @@ def _pack(args: tuple[str, ...]) -> bytes:
     return b"".join(parts)
 
 
+def _raised(reply: Any) -> Any:
+    """The reply, or its error raised."""
+    if isinstance(reply, Exception):
+        raise reply
+    return reply
+
+
 class _ClosedBeforeReply(ConnectionResetError):
     """The server closed the connection before any byte of the reply (e.g. it restarted)."""
 
@@ -97,33 +104,26 @@ class ReadPool:
         OSError (TimeoutError included) when the server cannot be reached or does not answer
         within the timeout, which counts the wait for a free connection."""
         async with asyncio.timeout(self._timeout_s), self._slots:
-            reply = await self._call(args)
-        if isinstance(reply, Exception):
-            raise reply
-        return reply
+            return _raised(await self._call(args))
 
     async def _call(self, args: tuple[str, ...]) -> Any:
         if self._closed:
             raise RedisConnectionError("the read connections are closed")
         if self._idle:
-            connection = self._idle.pop()
             try:
-                return self._keep(connection, await connection.call(args))
-            except _ClosedBeforeReply:  # closed by the server while idle: once more, on a new one
-                connection.close()
-            except BaseException:
-                connection.close()
-                raise
-        connection = await self._connect()
+                return await self._exchange(self._idle.pop(), args)
+            except _ClosedBeforeReply:
+                pass  # closed by the server while idle (a restart): once more, on a new one
+        return await self._exchange(await self._connect(), args)
+
+    async def _exchange(self, connection: _Connection, args: tuple[str, ...]) -> Any:
+        """One command on `connection`: closed after any failure or cancellation, else kept for
+        the next command (its reply was read whole)."""
         try:
             reply = await connection.call(args)
         except BaseException:
             connection.close()
             raise
-        return self._keep(connection, reply)
-
-    def _keep(self, connection: _Connection, reply: Any) -> Any:
-        """Puts the connection back for the next command (its reply was read whole)."""
         if self._closed:
             connection.close()
         else:
@@ -153,17 +153,11 @@ class ReadPool:
         options = self._options
         if options.get("password"):
             credentials = (options.get("username"), options["password"])
-            await self._expect_ok(connection, ("AUTH", *(c for c in credentials if c)))
+            _raised(await connection.call(("AUTH", *(c for c in credentials if c))))
         if options.get("db"):
-            await self._expect_ok(connection, ("SELECT", str(options["db"])))
+            _raised(await connection.call(("SELECT", str(options["db"]))))
         if options.get("client_name"):
-            await self._expect_ok(connection, ("CLIENT", "SETNAME", options["client_name"]))
-
-    @staticmethod
-    async def _expect_ok(connection: _Connection, args: tuple[str, ...]) -> None:
-        reply = await connection.call(args)
-        if isinstance(reply, Exception):
-            raise reply
+            _raised(await connection.call(("CLIENT", "SETNAME", options["client_name"])))
 
     async def close(self) -> None:
         """Closes the idle connections; those in use close when their command ends, and later

@@ -33,6 +33,14 @@ WHERE m.user_id = $user_id AND m.layer = 'raw'
   AND coalesce(m.agent_id, '') = coalesce($agent_id, '')
 RETURN m.id LIMIT 1
 """
+# The same check for many (agent, hash) keys at once: the keys that have a raw fact.
+RAW_WITH_HASHES = """
+UNWIND $keys AS key
+MATCH (m:Memory {content_hash: key.hash})
+WHERE m.user_id = $user_id AND m.layer = 'raw'
+  AND coalesce(m.agent_id, '') = coalesce(key.agent_id, '')
+RETURN DISTINCT key.agent_id, key.hash
+"""
 # The session's raw facts still waiting for consolidation (current, not yet superseded).
 UNCONSOLIDATED = """
 MATCH (m:Memory {session_id: $session_id})
@@ -108,6 +116,14 @@ async def raw_with_hash(
     params = {"user_id": user_id, "agent_id": agent_id, "hash": content_hash}
     rows = await graph.ro_query(RAW_WITH_HASH, params)
     return rows[0][0] if rows else None
+
+
+async def raw_with_hashes(
+    graph: GraphStore, user_id: str, keys: Sequence[tuple[str | None, str]]
+) -> set[tuple[str | None, str]]:
+    """The (agent_id, content_hash) keys among `keys` that a raw fact of the user has."""
+    params = {"user_id": user_id, "keys": [{"agent_id": a, "hash": h} for a, h in keys]}
+    return {(row[0], row[1]) for row in await graph.ro_query(RAW_WITH_HASHES, params)}
 
 
 async def unconsolidated(graph: GraphStore, user_id: str, session_id: str) -> list:
