@@ -2,7 +2,7 @@
 
 Usage (after `bench/scale.py --keep-data DIR` has built a data set):
 
-    .venv/bin/python bench/recall_ab.py --data DIR --base REF [--queries 400]
+    .venv/bin/python bench/recall_ab.py --data DIR --base REF [--base-data DIR] [--queries 400]
 
 A is the git revision REF (checked out in a temporary worktree that uses this checkout's
 .venv), B is this working tree. Each gets its own copy of DIR and its own server, started side
@@ -35,6 +35,11 @@ def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, required=True, help="a bench/scale.py data dir")
     parser.add_argument("--base", default="HEAD~1", help="git revision for A (default HEAD~1)")
+    parser.add_argument(
+        "--base-data", type=Path,
+        help="A's own data dir (default: --data), for a change of embedding model: each side "
+        "needs a store embedded by its own model, or its start would re-embed the copy",
+    )  # fmt: skip
     parser.add_argument("--queries", type=int, default=400)
     parser.add_argument("--warmup", type=int, default=40)
     parser.add_argument("--users", type=int, default=10)
@@ -66,10 +71,11 @@ def main() -> None:
         work = Path(scratch.name)
         base = stack.enter_context(worktree(args.base, work / "base"))
         servers = {}
+        sources = {"A": args.base_data or args.data, "B": args.data}
         for name, root in (("A", base), ("B", ROOT)):
-            log(f"copying {args.data} for {name}")
+            log(f"copying {sources[name]} for {name}")
             data = work / f"data-{name}"
-            shutil.copytree(args.data, data)
+            shutil.copytree(sources[name], data)
             servers[name] = stack.enter_context(own_server(data, people, args.seed, root=root))
         timed, same = alternate(servers, queries, args.warmup)
     sys.stdout.write(report(args, timed, same))

