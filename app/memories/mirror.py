@@ -10,6 +10,7 @@ from typing import Any
 
 from app.models import Memory
 from app.storage.vectors import VectorPoint
+from app.storage.vectors.base import SHARED_LIVE
 
 PAYLOAD_FIELDS = (
     "user_id", "agent_id", "agent_lineage", "type", "layer", "role", "pinned", "archived",
@@ -33,6 +34,8 @@ def vector_payload(memory: Memory) -> dict[str, Any]:
     data = memory.model_dump(mode="json", include=set(PAYLOAD_FIELDS))
     data["label_pairs"] = label_pairs(memory.labels)
     data["content_hash"] = memory.content_hash
+    shared_and_live = not memory.agent_lineage and not memory.archived
+    data[SHARED_LIVE] = memory.user_id if shared_and_live else None
     return data
 
 

@@ -26,6 +26,7 @@ from app.storage.vectors import (
     create_vector_index,
     open_vector_index,
 )
+from app.storage.vectors.base import SHARED_LIVE
 
 pytestmark = pytest.mark.filterwarnings("ignore:Payload indexes have no effect:UserWarning")
 
@@ -113,6 +114,7 @@ def payload(
         "importance": 0.5,
         "timestamp": timestamp,
         "created_at": "2026-11-30T10:01:21.123456+00:00",
+        SHARED_LIVE: user if agent is None and not archived else None,
     }
 
 

@@ -131,8 +131,16 @@ class PayloadIndexSpec:
     is_tenant: bool = False
 
 
+# The user's id on a shared (agent-less), unarchived memory's point, null on any other: what an
+# agent-less caller may see without the archive flag, in one field. A search filtered by one
+# keyword match scans just those points; the same rule as three conditions (user, no agent
+# lineage, not archived) checked each of the user's points against the other two (Edge, 10k
+# of 100k points: 2.17 against 1.64 ms, same hits; README, "Session 10").
+SHARED_LIVE = "shared_live_user"
+
 PAYLOAD_INDEXES: tuple[PayloadIndexSpec, ...] = (
     PayloadIndexSpec("user_id", "keyword", is_tenant=True),
+    PayloadIndexSpec(SHARED_LIVE, "keyword"),
     PayloadIndexSpec("agent_lineage", "keyword"),
     PayloadIndexSpec("tags", "keyword"),
     PayloadIndexSpec("tag_prefixes", "keyword"),
@@ -223,9 +231,24 @@ def scope_clause(scope: Scope) -> Clause:
     return Clause(must=scope_conditions(scope))
 
 
-def describe_filter(flt: VectorFilter) -> Clause:
-    """Turn a ``VectorFilter`` into the engine-neutral clause both adapters translate."""
-    must: list[Condition] = list(scope_conditions(flt.scope))
+def describe_filter(flt: VectorFilter, *, shared_live: bool = False) -> Clause:
+    """Turn a ``VectorFilter`` into the engine-neutral clause both adapters translate.
+
+    ``shared_live``: every point of the index carries SHARED_LIVE (vector_payload writes it), so
+    an agent-less caller's current memories are one condition instead of three (see SHARED_LIVE).
+    """
+    if shared_live and not flt.scope.agent_id and not flt.include_archived:
+        if not flt.scope.user_id:
+            raise ValueError("scope.user_id must be a non-empty string")
+        return _restricted(flt, [FieldEquals(SHARED_LIVE, flt.scope.user_id)], [])
+    must_not: list[Condition] = []
+    if not flt.include_archived:
+        must_not.append(FieldEquals("archived", True))
+    return _restricted(flt, list(scope_conditions(flt.scope)), must_not)
+
+
+def _restricted(flt: VectorFilter, must: list[Condition], must_not: list[Condition]) -> Clause:
+    """The clause of `must` and `must_not` with the filter's optional restrictions added."""
     for key, values in (
         ("tags", flt.tags_any),
         ("tag_prefixes", flt.tag_prefixes_any),
@@ -242,13 +265,10 @@ def describe_filter(flt: VectorFilter) -> Clause:
         must.append(FieldTimeRange(flt.time_field, flt.time_gte, flt.time_lte))
     if flt.ids is not None:
         must.append(IdIn(tuple(normalise_id(i) for i in flt.ids)))
-    must_not: list[Condition] = []
     if flt.exclude_tags:
         must_not.append(FieldAny("tags", tuple(flt.exclude_tags)))
     if flt.exclude_tag_prefixes:
         must_not.append(FieldAny("tag_prefixes", tuple(flt.exclude_tag_prefixes)))
-    if not flt.include_archived:
-        must_not.append(FieldEquals("archived", True))
     return Clause(must=tuple(must), must_not=tuple(must_not))
 
 

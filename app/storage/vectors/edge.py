@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -19,6 +20,7 @@ from app.storage.vectors.base import (
     DENSE,
     PAYLOAD_INDEXES,
     RRF_K,
+    SHARED_LIVE,
     SPARSE,
     ChannelHits,
     Clause,
@@ -45,9 +47,13 @@ from app.storage.vectors.base import (
 from app.storage.vectors.bm25 import SparseTerms, document_terms, query_terms
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 CONFIG_FILE = "edge_config.json"
 # Engram's record of the model that made the dense vectors (Edge has no collection metadata).
 MODEL_FILE = "engram_embedding_model.json"
+# Written once every point carries SHARED_LIVE: a new shard at creation, an older one after the
+# field was filled in at its first open by this release. Until then searches use the long rule.
+SHARED_LIVE_FILE = "engram_shared_live.json"
 # Dense vectors are stored as float16: the exact search reads half the memory (10k of 20k
 # 384-d points: 2.8 → 2.1 ms) and returned the same top 10; scores move by ~1e-3.
 DENSE_DATATYPE = qe.VectorStorageDatatype.Float16
@@ -77,6 +83,7 @@ class EdgeVectorIndex:
         # The shard has one owner (this object), so its recorded model is read once, at open:
         # every embed job checks it.
         self._model: str | None = None
+        self._shared_live = False  # every point carries SHARED_LIVE (see SHARED_LIVE_FILE)
 
     async def open(self) -> None:
         """Create the shard if the directory has none, else load it; ensure payload indexes."""
@@ -172,7 +179,7 @@ class EdgeVectorIndex:
     ) -> list[VectorHit]:
         """Dense and sparse prefetches fused with RRF inside the engine."""
         dense = check_vector(vector, self.dimension)
-        engine_filter = _filter(describe_filter(flt))
+        engine_filter = _filter(describe_filter(flt, shared_live=self._shared_live))
         size = prefetch_limit(limit, prefetch)
         queries = [qe.Query.Nearest(dense, using=DENSE)]
         terms = query_terms(text)
@@ -211,7 +218,7 @@ class EdgeVectorIndex:
         self, vector: list[float] | None, text: str | None, flt: VectorFilter, limit: int,
         shard: qe.EdgeShard,
     ) -> ChannelHits:  # fmt: skip
-        engine_filter = _filter(describe_filter(flt))
+        engine_filter = _filter(describe_filter(flt, shared_live=self._shared_live))
         queries: dict[str, Any] = {}
         if vector is not None:
             queries[DENSE] = qe.Query.Nearest(check_vector(vector, self.dimension), using=DENSE)
@@ -274,7 +281,10 @@ class EdgeVectorIndex:
         if limit <= 0:
             return []
         request = qe.QueryRequest(
-            limit=limit, filter=_filter(describe_filter(flt)), with_payload=with_payload, **kwargs
+            limit=limit,
+            filter=_filter(describe_filter(flt, shared_live=self._shared_live)),
+            with_payload=with_payload,
+            **kwargs,
         )
         points = await self._call(lambda s: s.query(request))
         return [VectorHit(str(p.id), float(p.score), p.payload or {}) for p in points]
@@ -312,9 +322,17 @@ class EdgeVectorIndex:
             shard = qe.EdgeShard.create(str(self.path), self._config())
         try:
             _ensure_payload_indexes(shard)
+            if not (self.path / SHARED_LIVE_FILE).exists():
+                if points := _fill_shared_live(shard):
+                    log.warning(
+                        "Edge shard %s: %s filled in on %d points", self.path, SHARED_LIVE, points
+                    )
+                shard.flush()
+                write_atomically(self.path / SHARED_LIVE_FILE, json.dumps({"complete": True}))
         except BaseException:
             shard.close()
             raise
+        self._shared_live = True
         return shard
 
     def _load_sync(self) -> qe.EdgeShard:
@@ -412,6 +430,22 @@ def _ensure_payload_indexes(shard: qe.EdgeShard) -> None:
     for spec in PAYLOAD_INDEXES:
         if spec.field not in existing:
             shard.update(qe.UpdateOperation.create_field_index(spec.field, _index_schema(spec)))
+
+
+def _fill_shared_live(shard: qe.EdgeShard) -> int:
+    """Sets SHARED_LIVE on the points written before it existed: per user, on the points the
+    long rule lets an agent-less caller see (the others need no value: null matches nothing).
+    Idempotent, so a crash before SHARED_LIVE_FILE is written only means doing it again.
+    Returns how many points the shard holds."""
+    total = shard.count(qe.CountRequest(exact=True))
+    if total == 0:
+        return 0
+    users = shard.facet(qe.FacetRequest("user_id", limit=total, exact=True))
+    for hit in users.hits:
+        user = str(hit.value)
+        visible = _filter(describe_filter(VectorFilter(scope=Scope(user))))
+        shard.update(qe.UpdateOperation.set_payload_by_filter(visible, {SHARED_LIVE: user}))
+    return total
 
 
 def _index_schema(spec: PayloadIndexSpec) -> qe.PayloadSchemaType | qe.KeywordIndexParams:
