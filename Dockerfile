@@ -22,6 +22,6 @@ RUN pip install --no-deps . && useradd --system --uid 10001 engram && mkdir -p /
 USER engram
 ENV ENGRAM_DATA_DIR=/data ENGRAM_HOST=0.0.0.0 ENGRAM_PORT=8001
 EXPOSE 8001
-HEALTHCHECK --interval=10s --timeout=3s --retries=5 \
+HEALTHCHECK --interval=10s --timeout=3s --retries=5 --start-period=60s \
   CMD python -c "import urllib.request,sys; urllib.request.urlopen('http://127.0.0.1:8001/health', timeout=2)" || exit 1
 CMD ["python", "-m", "app"]

@@ -10,7 +10,7 @@ FALKOR_MODULE := $(VENV)/falkordb/falkordb.so
 
 install: $(STAMP) $(FALKOR_MODULE)
 
-$(STAMP): requirements.lock requirements-models.txt pyproject.toml app/embeddings/quantize.py
+$(STAMP): requirements.lock requirements-models.txt pyproject.toml app/embeddings/quantize.py app/embeddings/bert_graph.py
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.lock

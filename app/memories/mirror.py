@@ -34,8 +34,8 @@ def vector_payload(memory: Memory) -> dict[str, Any]:
     data = memory.model_dump(mode="json", include=set(PAYLOAD_FIELDS))
     data["label_pairs"] = label_pairs(memory.labels)
     data["content_hash"] = memory.content_hash
-    shared_and_live = not memory.agent_lineage and not memory.archived
-    data[SHARED_LIVE] = memory.user_id if shared_and_live else None
+    if not memory.agent_lineage and not memory.archived:
+        data[SHARED_LIVE] = memory.user_id  # absent, not null, elsewhere: Edge cannot set a null
     return data
 
 

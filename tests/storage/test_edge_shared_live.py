@@ -9,7 +9,6 @@ from app.memories.mirror import vector_payload
 from app.models import Memory
 from app.storage.vectors import EdgeVectorIndex, VectorPoint
 from app.storage.vectors.base import SHARED_LIVE
-from app.storage.vectors.edge import SHARED_LIVE_FILE
 from tests.storage.test_vectors_contract import DIM, axis, flt, payload, point
 
 pytestmark = pytest.mark.filterwarnings("ignore:Payload indexes have no effect:UserWarning")
@@ -31,8 +30,8 @@ def memory(**fields: object) -> Memory:
 
 def test_the_mirror_names_the_user_only_on_shared_current_memories():
     assert vector_payload(memory())[SHARED_LIVE] == "alice"
-    assert vector_payload(memory(agent_id="bot", agent_lineage=["bot"]))[SHARED_LIVE] is None
-    assert vector_payload(memory(archived=True))[SHARED_LIVE] is None
+    assert SHARED_LIVE not in vector_payload(memory(agent_id="bot", agent_lineage=["bot"]))
+    assert SHARED_LIVE not in vector_payload(memory(archived=True))
 
 
 async def test_a_shard_from_before_the_field_gets_it_at_open_and_searches_the_same(
@@ -41,15 +40,13 @@ async def test_a_shard_from_before_the_field_gets_it_at_open_and_searches_the_sa
     path = tmp_path / "shard"
     index = EdgeVectorIndex(path, DIM)
     await index.open()
-    assert (path / SHARED_LIVE_FILE).exists()  # a new shard has it from the start
     shared = point(axis(0), "shared note")
     archived = point(axis(0), "archived note", payload(archived=True))
     by_agent = point(axis(0), "agent note", payload(agent="bot"))
     of_bob = point(axis(0), "bob note", payload("bob"))
     old = [as_before_the_field(p) for p in (shared, archived, by_agent, of_bob)]
-    await index.upsert(old)
+    await index.upsert(old)  # as an earlier release wrote them
     await index.close()
-    (path / SHARED_LIVE_FILE).unlink()  # as a shard of an earlier release
 
     reopened = EdgeVectorIndex(path, DIM)
     await reopened.open()
@@ -68,11 +65,11 @@ async def test_a_shard_from_before_the_field_gets_it_at_open_and_searches_the_sa
     finally:
         await reopened.close()
 
-    assert (path / SHARED_LIVE_FILE).exists()
-    assert stored[shared.id].payload[SHARED_LIVE] == "alice"
-    assert stored[of_bob.id].payload[SHARED_LIVE] == "bob"
-    assert SHARED_LIVE not in stored[archived.id].payload
-    assert SHARED_LIVE not in stored[by_agent.id].payload
+    # As vector_payload writes them, so the sync job finds no stale payload.
+    assert stored[shared.id].payload == shared.payload
+    assert stored[of_bob.id].payload == of_bob.payload
+    assert stored[archived.id].payload == archived.payload
+    assert stored[by_agent.id].payload == by_agent.payload
     assert dense == {
         "alice": {shared.id},
         "alice/bot": {shared.id, by_agent.id},
@@ -82,20 +79,28 @@ async def test_a_shard_from_before_the_field_gets_it_at_open_and_searches_the_sa
     assert keywords == {shared.id}
 
 
-async def test_without_the_record_a_shard_is_filled_in_again(tmp_path: Path):
-    """A crash after filling in, before the record was written: the next open does it again."""
+async def test_points_an_earlier_release_wrote_later_are_filled_in_at_the_next_open(
+    tmp_path: Path,
+):
+    """Every open checks: a shard this release filled in, then written to by an earlier one
+    (a downgrade and back), does not hide the earlier release's points."""
     path = tmp_path / "shard"
-    index = EdgeVectorIndex(path, DIM)
-    await index.open()
-    note = point(axis(1), "a note")
-    await index.upsert([as_before_the_field(note)])
-    await index.close()
-    (path / SHARED_LIVE_FILE).unlink()
+    first = EdgeVectorIndex(path, DIM)
+    await first.open()
+    current = point(axis(1), "a note")
+    await first.upsert([current])
+    await first.close()
+    earlier = EdgeVectorIndex(path, DIM)
+    await earlier.open()
+    written_by_earlier = point(axis(1), "another note")
+    await earlier.upsert([as_before_the_field(written_by_earlier)])
+    await earlier.close()
 
-    for _ in range(2):
-        again = EdgeVectorIndex(path, DIM)
-        await again.open()
-        found = [h.id for h in await again.search_dense(axis(1), flt(), 10)]
+    again = EdgeVectorIndex(path, DIM)
+    await again.open()
+    try:
+        found = {h.id for h in await again.search_dense(axis(1), flt(), 10)}
+    finally:
         await again.close()
-        assert found == [note.id]
-        (path / SHARED_LIVE_FILE).unlink()
+
+    assert found == {current.id, written_by_earlier.id}

@@ -114,7 +114,7 @@ def payload(
         "importance": 0.5,
         "timestamp": timestamp,
         "created_at": "2026-11-30T10:01:21.123456+00:00",
-        SHARED_LIVE: user if agent is None and not archived else None,
+        **({SHARED_LIVE: user} if agent is None and not archived else {}),
     }
 
 

@@ -131,7 +131,7 @@ class PayloadIndexSpec:
     is_tenant: bool = False
 
 
-# The user's id on a shared (agent-less), unarchived memory's point, null on any other: what an
+# The user's id on a shared (agent-less), unarchived memory's point, absent on any other: what an
 # agent-less caller may see without the archive flag, in one field. A search filtered by one
 # keyword match scans just those points; the same rule as three conditions (user, no agent
 # lineage, not archived) checked each of the user's points against the other two (Edge, 10k

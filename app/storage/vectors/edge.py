@@ -51,9 +51,6 @@ log = logging.getLogger(__name__)
 CONFIG_FILE = "edge_config.json"
 # Engram's record of the model that made the dense vectors (Edge has no collection metadata).
 MODEL_FILE = "engram_embedding_model.json"
-# Written once every point carries SHARED_LIVE: a new shard at creation, an older one after the
-# field was filled in at its first open by this release. Until then searches use the long rule.
-SHARED_LIVE_FILE = "engram_shared_live.json"
 # Dense vectors are stored as float16: the exact search reads half the memory (10k of 20k
 # 384-d points: 2.8 → 2.1 ms) and returned the same top 10; scores move by ~1e-3.
 DENSE_DATATYPE = qe.VectorStorageDatatype.Float16
@@ -83,7 +80,7 @@ class EdgeVectorIndex:
         # The shard has one owner (this object), so its recorded model is read once, at open:
         # every embed job checks it.
         self._model: str | None = None
-        self._shared_live = False  # every point carries SHARED_LIVE (see SHARED_LIVE_FILE)
+        self._shared_live = False  # every point carries SHARED_LIVE (checked at open)
 
     async def open(self) -> None:
         """Create the shard if the directory has none, else load it; ensure payload indexes."""
@@ -322,18 +319,26 @@ class EdgeVectorIndex:
             shard = qe.EdgeShard.create(str(self.path), self._config())
         try:
             _ensure_payload_indexes(shard)
-            if not (self.path / SHARED_LIVE_FILE).exists():
-                if points := _fill_shared_live(shard):
-                    log.warning(
-                        "Edge shard %s: %s filled in on %d points", self.path, SHARED_LIVE, points
-                    )
-                shard.flush()
-                write_atomically(self.path / SHARED_LIVE_FILE, json.dumps({"complete": True}))
+            self._complete_shared_live(shard)
         except BaseException:
             shard.close()
             raise
         self._shared_live = True
         return shard
+
+    def _complete_shared_live(self, shard: qe.EdgeShard) -> None:
+        """Fills SHARED_LIVE in where it is missing: on a shard from an earlier release, or one
+        an earlier release wrote to since. Checked at every open (one indexed count), so nothing
+        needs to be trusted from before; until it is done, searches keep the long rule."""
+        missing = shard.count(qe.CountRequest(exact=True, filter=_filter(_LACKING_SHARED_LIVE)))
+        if not missing:
+            return
+        log.warning(
+            "Edge shard %s: filling in %s on %d points written by an earlier release",
+            self.path, SHARED_LIVE, missing,
+        )  # fmt: skip
+        _fill_shared_live(shard)
+        shard.flush()
 
     def _load_sync(self) -> qe.EdgeShard:
         """Load an existing shard, turning the engine's opaque errors into ours."""
@@ -432,20 +437,23 @@ def _ensure_payload_indexes(shard: qe.EdgeShard) -> None:
             shard.update(qe.UpdateOperation.create_field_index(spec.field, _index_schema(spec)))
 
 
-def _fill_shared_live(shard: qe.EdgeShard) -> int:
-    """Sets SHARED_LIVE on the points written before it existed: per user, on the points the
-    long rule lets an agent-less caller see (the others need no value: null matches nothing).
-    Idempotent, so a crash before SHARED_LIVE_FILE is written only means doing it again.
-    Returns how many points the shard holds."""
+# Points an agent-less caller may see (no agent lineage, not archived) without SHARED_LIVE.
+_LACKING_SHARED_LIVE = Clause(
+    must=(FieldEmpty(SHARED_LIVE), FieldEmpty("agent_lineage")),
+    must_not=(FieldEquals("archived", True),),
+)
+
+
+def _fill_shared_live(shard: qe.EdgeShard) -> None:
+    """Writes SHARED_LIVE as vector_payload would: per user, the user's id on the points the
+    long rule lets an agent-less caller see (the others go without it). Idempotent, so a crash
+    halfway only means doing it again at the next open."""
     total = shard.count(qe.CountRequest(exact=True))
-    if total == 0:
-        return 0
-    users = shard.facet(qe.FacetRequest("user_id", limit=total, exact=True))
+    users = shard.facet(qe.FacetRequest("user_id", limit=max(total, 1), exact=True))
     for hit in users.hits:
         user = str(hit.value)
         visible = _filter(describe_filter(VectorFilter(scope=Scope(user))))
         shard.update(qe.UpdateOperation.set_payload_by_filter(visible, {SHARED_LIVE: user}))
-    return total
 
 
 def _index_schema(spec: PayloadIndexSpec) -> qe.PayloadSchemaType | qe.KeywordIndexParams:
