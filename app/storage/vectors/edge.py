@@ -80,7 +80,6 @@ class EdgeVectorIndex:
         # The shard has one owner (this object), so its recorded model is read once, at open:
         # every embed job checks it.
         self._model: str | None = None
-        self._shared_live = False  # every point carries SHARED_LIVE (checked at open)
 
     async def open(self) -> None:
         """Create the shard if the directory has none, else load it; ensure payload indexes."""
@@ -176,7 +175,7 @@ class EdgeVectorIndex:
     ) -> list[VectorHit]:
         """Dense and sparse prefetches fused with RRF inside the engine."""
         dense = check_vector(vector, self.dimension)
-        engine_filter = _filter(describe_filter(flt, shared_live=self._shared_live))
+        engine_filter = _filter(describe_filter(flt, shared_live=True))
         size = prefetch_limit(limit, prefetch)
         queries = [qe.Query.Nearest(dense, using=DENSE)]
         terms = query_terms(text)
@@ -215,7 +214,7 @@ class EdgeVectorIndex:
         self, vector: list[float] | None, text: str | None, flt: VectorFilter, limit: int,
         shard: qe.EdgeShard,
     ) -> ChannelHits:  # fmt: skip
-        engine_filter = _filter(describe_filter(flt, shared_live=self._shared_live))
+        engine_filter = _filter(describe_filter(flt, shared_live=True))
         queries: dict[str, Any] = {}
         if vector is not None:
             queries[DENSE] = qe.Query.Nearest(check_vector(vector, self.dimension), using=DENSE)
@@ -279,7 +278,7 @@ class EdgeVectorIndex:
             return []
         request = qe.QueryRequest(
             limit=limit,
-            filter=_filter(describe_filter(flt, shared_live=self._shared_live)),
+            filter=_filter(describe_filter(flt, shared_live=True)),
             with_payload=with_payload,
             **kwargs,
         )
@@ -323,13 +322,12 @@ class EdgeVectorIndex:
         except BaseException:
             shard.close()
             raise
-        self._shared_live = True
         return shard
 
     def _complete_shared_live(self, shard: qe.EdgeShard) -> None:
         """Fills SHARED_LIVE in where it is missing: on a shard from an earlier release, or one
-        an earlier release wrote to since. Checked at every open (one indexed count), so nothing
-        needs to be trusted from before; until it is done, searches keep the long rule."""
+        an earlier release wrote to since. Checked at every open (one indexed count), before the
+        shard is handed out, so every search (all filter by SHARED_LIVE) finds it complete."""
         missing = shard.count(qe.CountRequest(exact=True, filter=_filter(_LACKING_SHARED_LIVE)))
         if not missing:
             return
@@ -337,7 +335,7 @@ class EdgeVectorIndex:
             "Edge shard %s: filling in %s on %d points written by an earlier release",
             self.path, SHARED_LIVE, missing,
         )  # fmt: skip
-        _fill_shared_live(shard)
+        _fill_shared_live(shard, missing)
         shard.flush()
 
     def _load_sync(self) -> qe.EdgeShard:
@@ -444,16 +442,19 @@ _LACKING_SHARED_LIVE = Clause(
 )
 
 
-def _fill_shared_live(shard: qe.EdgeShard) -> None:
-    """Writes SHARED_LIVE as vector_payload would: per user, the user's id on the points the
-    long rule lets an agent-less caller see (the others go without it). Idempotent, so a crash
-    halfway only means doing it again at the next open."""
-    total = shard.count(qe.CountRequest(exact=True))
-    users = shard.facet(qe.FacetRequest("user_id", limit=max(total, 1), exact=True))
+def _fill_shared_live(shard: qe.EdgeShard, missing: int) -> None:
+    """Writes SHARED_LIVE as vector_payload would on the `missing` points that lack it: per
+    user, the user's id. Idempotent, so a crash halfway only means doing it again at the next
+    open."""
+    lacking = _filter(_LACKING_SHARED_LIVE)
+    users = shard.facet(qe.FacetRequest("user_id", limit=missing, exact=True, filter=lacking))
     for hit in users.hits:
         user = str(hit.value)
-        visible = _filter(describe_filter(VectorFilter(scope=Scope(user))))
-        shard.update(qe.UpdateOperation.set_payload_by_filter(visible, {SHARED_LIVE: user}))
+        owned = Clause(
+            must=(FieldEquals("user_id", user), *_LACKING_SHARED_LIVE.must),
+            must_not=_LACKING_SHARED_LIVE.must_not,
+        )
+        shard.update(qe.UpdateOperation.set_payload_by_filter(_filter(owned), {SHARED_LIVE: user}))
 
 
 def _index_schema(spec: PayloadIndexSpec) -> qe.PayloadSchemaType | qe.KeywordIndexParams:
