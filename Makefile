@@ -4,7 +4,9 @@ PYTHON ?= python3.11
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-FALKOR_MODULE := $(VENV)/falkordb/falkordb.so
+# Written once the module is in place with its pinned sha256 (the extracted .so keeps the
+# archive's old mtime, so it cannot serve as make's target itself).
+FALKOR_MODULE := $(VENV)/falkordb/.installed
 
 .PHONY: install run worker test test-fast lint format bench clean
 
@@ -20,6 +22,7 @@ $(STAMP): requirements.lock requirements-models.txt pyproject.toml app/embedding
 
 $(FALKOR_MODULE): scripts/install_falkordb_module.sh | $(STAMP)
 	bash scripts/install_falkordb_module.sh $(VENV)
+	touch $(FALKOR_MODULE)
 
 run: install
 	$(PY) -m app
