@@ -140,6 +140,56 @@ class Settings(BaseSettings):
     session_idle_seconds: float = Field(1800.0, ge=0, validation_alias="SESSION_IDLE_SECONDS")
     raw_retention_days: float = Field(30.0, ge=0, validation_alias="RAW_RETENTION_DAYS")
 
+    # Lifecycle (see app/lifecycle/ and docs/lifecycle.md). Days; 0 = permanent.
+    ttl_event_days: float = Field(90.0, ge=0, validation_alias="TTL_EVENT_DAYS")
+    ttl_habit_days: float = Field(60.0, ge=0, validation_alias="TTL_HABIT_DAYS")
+    ttl_context_days: float = Field(7.0, ge=0, validation_alias="TTL_CONTEXT_DAYS")
+    # Relevance: per-type half-lives in days (JSON {"Event": 30, …}) override the defaults.
+    relevance_half_lives: dict[str, float] = Field({}, validation_alias="RELEVANCE_HALF_LIVES")
+    relevance_importance_floor: float = Field(
+        0.15, ge=0, le=1, validation_alias="RELEVANCE_IMPORTANCE_FLOOR"
+    )
+    # Forgetting: below the archive threshold a memory is archived; below the delete threshold
+    # (0 = never) it is deleted (a tombstone remains). Protected: pinned, `protected`, importance
+    # at or above the protection threshold, touched within the grace period, protected types.
+    forget_archive_threshold: float = Field(
+        0.1, ge=0, le=1, validation_alias="FORGET_ARCHIVE_THRESHOLD"
+    )
+    forget_delete_threshold: float = Field(
+        0.0, ge=0, le=1, validation_alias="FORGET_DELETE_THRESHOLD"
+    )
+    forget_protect_importance: float = Field(
+        0.7, ge=0, le=1, validation_alias="FORGET_PROTECT_IMPORTANCE"
+    )
+    forget_grace_days: float = Field(30.0, ge=0, validation_alias="FORGET_GRACE_DAYS")
+    forget_protected_types: list[str] = Field(
+        ["Decision", "Insight"], validation_alias="FORGET_PROTECTED_TYPES"
+    )
+    # Schedules (seconds between runs; 0 = off). Runs are due at multiples of the interval.
+    consolidation_decay_interval_s: int = Field(
+        86_400, ge=0, validation_alias="CONSOLIDATION_DECAY_INTERVAL_SECONDS"
+    )
+    consolidation_forget_interval_s: int = Field(
+        86_400, ge=0, validation_alias="CONSOLIDATION_FORGET_INTERVAL_SECONDS"
+    )
+    consolidation_cluster_interval_s: int = Field(
+        604_800, ge=0, validation_alias="CONSOLIDATION_CLUSTER_INTERVAL_SECONDS"
+    )
+    consolidation_fsck_interval_s: int = Field(
+        0, ge=0, validation_alias="CONSOLIDATION_FSCK_INTERVAL_SECONDS"
+    )
+    consolidation_tick_s: float = Field(60.0, gt=0, validation_alias="CONSOLIDATION_TICK_SECONDS")
+    consolidation_history_limit: int = Field(
+        20, ge=1, validation_alias="CONSOLIDATION_HISTORY_LIMIT"
+    )
+    cluster_similarity: float = Field(
+        0.75, ge=0, le=1, validation_alias="CONSOLIDATION_CLUSTER_SIMILARITY_THRESHOLD"
+    )
+    cluster_min_size: int = Field(3, ge=2, validation_alias="CONSOLIDATION_MIN_CLUSTER_SIZE")
+    cluster_window_days: float = Field(30.0, gt=0, validation_alias="CONSOLIDATION_CLUSTER_DAYS")
+    fsck_max_memories: int = Field(5000, ge=1, validation_alias="FSCK_MAX_MEMORIES")
+    fsck_max_llm_calls: int = Field(200, ge=0, validation_alias="FSCK_MAX_LLM_CALLS")
+
     @field_validator("admin_key")
     @classmethod
     def _admin_key_strong_enough(cls, value: str | None) -> str | None:

@@ -102,6 +102,8 @@ class Memory(BaseModel):
     expires_at: str | None = None
     relevance_score: float | None = None
     archived: bool = False
+    archived_at: str | None = None
+    protected: bool = False  # never archived or deleted by forgetting
     embedding_status: Status = Status.PENDING
     enrichment_status: Status = Status.PENDING
     source: dict[str, Any] = Field(default_factory=dict)

@@ -16,6 +16,7 @@ from app.enrichment.tasks import EnrichmentConfig
 from app.jobs.queue import JobQueue, JobRunner
 from app.jobs.registry import job_kinds
 from app.jobs.schedule import enqueue_backlog, run_every
+from app.lifecycle.decay import LifecycleConfig, lifecycle_config
 from app.llm import LLMClient, create_llm_client
 from app.nlp import shutdown_pool
 from app.ops.embedding_model import adopt_embedding_model
@@ -59,6 +60,10 @@ class Runtime:
             dedup_threshold=self.settings.remember_dedup_threshold,
             contradiction_threshold=self.settings.remember_contradiction_threshold,
         )
+
+    @property
+    def lifecycle(self) -> LifecycleConfig:
+        return lifecycle_config(self.settings)
 
     @property
     def enrichment(self) -> EnrichmentConfig:

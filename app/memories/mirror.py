@@ -16,6 +16,7 @@ PAYLOAD_FIELDS = (
     "user_id", "agent_id", "agent_lineage", "type", "layer", "role", "pinned", "archived",
     "importance", "confidence", "tags", "tag_prefixes", "categories", "labels",
     "timestamp", "t_valid", "t_invalid", "created_at", "updated_at", "expires_at", "version",
+    "relevance_score",
 )  # fmt: skip
 
 

@@ -6,7 +6,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
-from app.deps import PrincipalDep, ScopeDep, StoresDep
+from app.deps import PrincipalDep, RuntimeDep, ScopeDep, StoresDep
 from app.memories import service
 from app.memories.dependencies import MemoryIdDep, TagsDep
 from app.memories.schemas import (
@@ -42,11 +42,14 @@ def out(memory: Memory) -> MemoryOut:
 
 @router.post("/memory", status_code=201, response_model=StoreResponse)
 async def store_memory(
-    body: MemoryCreate, stores: StoresDep, scope: ScopeDep, principal: PrincipalDep
+    body: MemoryCreate, runtime: RuntimeDep, scope: ScopeDep, principal: PrincipalDep
 ) -> StoreResponse:
     """Stores a memory. The graph write is acknowledged; the embedding is made asynchronously."""
     started = time.perf_counter()
-    stored = await service.store(stores=stores, scope=scope, actor=principal.actor, data=body)
+    stored = await service.store(
+        stores=runtime.stores, scope=scope, actor=principal.actor, data=body,
+        ttl_defaults=runtime.lifecycle.ttl_days,
+    )  # fmt: skip
     memory = stored.memory
     return StoreResponse(
         memory_id=memory.id,
@@ -69,13 +72,14 @@ async def store_memory(
 
 @router.post("/memory/batch", status_code=201, response_model=BatchResponse)
 async def store_batch(
-    body: BatchCreate, stores: StoresDep, scope: ScopeDep, principal: PrincipalDep
+    body: BatchCreate, runtime: RuntimeDep, scope: ScopeDep, principal: PrincipalDep
 ) -> BatchResponse:
     """Stores up to 500 memories: all are validated first; one bad item stores nothing."""
     started = time.perf_counter()
     result = await service.store_batch(
-        stores=stores, scope=scope, actor=principal.actor, items=body.memories
-    )
+        stores=runtime.stores, scope=scope, actor=principal.actor, items=body.memories,
+        ttl_defaults=runtime.lifecycle.ttl_days,
+    )  # fmt: skip
     qdrant = f"stored ({result.mirrored})" + (
         f", failed ({result.failed})" if result.failed else ""
     )
@@ -95,12 +99,14 @@ async def list_by_tag(
     scope: ScopeDep,
     limit: Annotated[int, Query(description="Page size, clamped to 1–200.")] = 20,
     offset: Annotated[int, Query(description="Page start, ≥ 0.")] = 0,
+    include_archived: Annotated[bool, Query(description="Archived memories too.")] = False,
 ) -> ByTagResponse:
     """Memories having any of the tags, most important first."""
     limit, offset = min(max(limit, 1), 200), max(offset, 0)
     page, has_more = await service.list_by_tags(
-        stores=stores, scope=scope, tags=tags, limit=limit, offset=offset
-    )
+        stores=stores, scope=scope, tags=tags, limit=limit, offset=offset,
+        include_archived=include_archived,
+    )  # fmt: skip
     return ByTagResponse(
         tags=tags, count=len(page), limit=limit, offset=offset, has_more=has_more,
         memories=[out(m) for m in page],

@@ -46,7 +46,12 @@ class MemoryCreate(BaseModel):
     labels: Labels = Field(default_factory=dict)
     role: Role = Field(Role.USER, description="Whom the memory is about.")
     pinned: bool = Field(False, description="Always loaded into core context; exempt from TTL.")
-    ttl_days: TtlDays = None
+    protected: bool = Field(False, description="Never archived or deleted by forgetting.")
+    ttl_days: TtlDays = Field(
+        None,
+        description="Days until it expires unless reinforced; null = permanent; "
+        "absent = the type's default (Event 90, Habit 60, Context 7; others permanent).",
+    )
     agent_id: AgentId = None
     timestamp: Timestamp | None = Field(None, description="When it was said/happened; default now.")
     t_valid: Timestamp | None = Field(
@@ -73,6 +78,10 @@ class MemoryUpdate(BaseModel):
     labels: Labels | None = Field(None, description="Replaces all labels.")
     role: Role | None = Field(None, description="Whom the memory is about.")
     pinned: bool | None = Field(None, description="Pin to core context (exempt from TTL).")
+    protected: bool | None = Field(None, description="Exempt from forgetting.")
+    archived: bool | None = Field(
+        None, description="false restores an archived memory (counts as a use); true archives it."
+    )
     ttl_days: TtlDays = None
     timestamp: Timestamp | None = Field(None, description="When it was said or happened.")
     t_valid: Timestamp | None = Field(None, description="Valid from (world time).")
@@ -121,7 +130,9 @@ class MemoryOut(BaseModel):
     ttl_days: float | None = Field(None, description="TTL in days; null = permanent.")
     expires_at: str | None = Field(None, description="When it expires unless reinforced.")
     relevance_score: float | None = Field(None, description="Decayed relevance, once computed.")
-    archived: bool = Field(description="Archived by decay.")
+    archived: bool = Field(description="Archived (by forgetting, or by PATCH); hidden.")
+    archived_at: str | None = Field(None, description="When it was archived (UTC).")
+    protected: bool = Field(False, description="Exempt from forgetting.")
     embedding_status: Status = Field(description="pending / done / failed — never faked.")
     enrichment_status: Status = Field(description="pending / done / failed.")
     source: dict[str, Any] = Field(description="Provenance: created_by, session_id, chat_id…")

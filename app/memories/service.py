@@ -5,7 +5,6 @@ fails the request (the memory is safe in the graph): it is recorded on the healt
 turns /health degraded, and the sync job repairs the point.
 """
 
-import hashlib
 import logging
 import time
 from dataclasses import dataclass, field
@@ -17,6 +16,9 @@ from app.classify import Classification, classify_by_patterns
 from app.enrichment.queueing import enqueue_enrichment
 from app.errors import BadRequest, Conflict, MemoryNotFound
 from app.jobs.queue import batches
+from app.lifecycle.archive import archive_changes
+from app.lifecycle.ttl import TtlTable, default_ttl
+from app.memories.derive import content_hash, tag_prefixes
 from app.memories.mirror import vector_payload, vector_point
 from app.memories.schemas import MemoryCreate, MemoryUpdate
 from app.memories.tasks import enqueue_embedding
@@ -48,33 +50,20 @@ class BatchStored:
     previously_deleted: dict[str, bool] = field(default_factory=dict)
 
 
-def content_hash(content: str) -> str:
-    """Hash of the normalised content, for tombstones and duplicate detection."""
-    normalised = " ".join(content.lower().split())
-    return hashlib.sha256(normalised.encode()).hexdigest()
-
-
-def tag_prefixes(tags: list[str]) -> list[str]:
-    """Lower-cased cumulative prefixes split on ':' and '/': `Project:a/b` → project, project:a…"""
-    prefixes: dict[str, None] = {}
-    for tag in tags:
-        lowered = tag.lower()
-        for i, char in enumerate(lowered):
-            if char in ":/" and i:
-                prefixes[lowered[:i]] = None
-        prefixes[lowered] = None
-    return list(prefixes)
-
-
 def build_memory(
-    data: MemoryCreate, *, scope: Scope, actor: str, now: datetime, position: int = 0
-) -> Memory:
-    """A new Memory from a validated request, with every default filled in."""
+    data: MemoryCreate, *, scope: Scope, actor: str, now: datetime, position: int = 0,
+    ttl_defaults: TtlTable = None,
+) -> Memory:  # fmt: skip
+    """A new Memory from a validated request, with every default filled in (the type's TTL:
+    app/lifecycle/ttl.py)."""
     agent = memory_agent(scope, data.agent_id)
     timestamp = data.timestamp or now
     updated_at = data.updated_at or now
     _check_validity(data.t_valid or timestamp, data.t_invalid)
     classification = classify_on_write(data)
+    ttl_days = data.ttl_days
+    if "ttl_days" not in data.model_fields_set and not classification.needs_reclassification:
+        ttl_days = default_ttl(classification.type, ttl_defaults)
     return Memory(
         id=new_id(),
         user_id=scope.user_id,
@@ -91,8 +80,9 @@ def build_memory(
         metadata=_with_classification(data.metadata, classification),
         role=data.role,
         pinned=data.pinned,
-        ttl_days=data.ttl_days,
-        expires_at=_expiry(now, data.ttl_days, data.pinned),
+        protected=data.protected,
+        ttl_days=ttl_days,
+        expires_at=_expiry(now, ttl_days, data.pinned),
         timestamp=to_iso(timestamp),
         t_valid=to_iso(data.t_valid or timestamp),
         t_invalid=to_iso(data.t_invalid) if data.t_invalid else None,
@@ -151,10 +141,12 @@ def check_embedding(stores: Stores, embedding: list[float] | None, where: str = 
         )
 
 
-async def store(*, stores: Stores, scope: Scope, actor: str, data: MemoryCreate) -> Stored:
+async def store(
+    *, stores: Stores, scope: Scope, actor: str, data: MemoryCreate, ttl_defaults: TtlTable = None
+) -> Stored:
     """Stores one memory: graph first (with its audit event), then the vector mirror."""
     check_embedding(stores, data.embedding)
-    memory = build_memory(data, scope=scope, actor=actor, now=utc_now())
+    memory = build_memory(data, scope=scope, actor=actor, now=utc_now(), ttl_defaults=ttl_defaults)
     stored = await store_memories(
         stores=stores, scope=scope, actor=actor, memories=[memory],
         vectors={memory.id: data.embedding},
@@ -198,15 +190,17 @@ async def _queue_embedding(stores: Stores, scope: Scope, memory_ids: list[str]) 
 
 
 async def store_batch(
-    *, stores: Stores, scope: Scope, actor: str, items: list[MemoryCreate]
-) -> BatchStored:
+    *, stores: Stores, scope: Scope, actor: str, items: list[MemoryCreate],
+    ttl_defaults: TtlTable = None,
+) -> BatchStored:  # fmt: skip
     """Stores up to 500 memories in one atomic graph write, then mirrors them."""
     now = utc_now()
     memories = []
     for index, item in enumerate(items):
         check_embedding(stores, item.embedding, where=f"Memory at index {index}: ")
         try:
-            memories.append(build_memory(item, scope=scope, actor=actor, now=now, position=index))
+            memories.append(build_memory(item, scope=scope, actor=actor, now=now,
+                                         position=index, ttl_defaults=ttl_defaults))  # fmt: skip
         except BadRequest as exc:
             raise BadRequest(f"Memory at index {index}: {exc.message}") from exc
     vectors = {m.id: item.embedding for m, item in zip(memories, items, strict=True)}
@@ -296,9 +290,10 @@ def _changes(current: Memory, data: MemoryUpdate) -> dict[str, Any]:
     for key in ("type", "role"):
         if given.get(key) is not None:
             given[key] = given[key].value
-    for key in ("content", "importance", "confidence", "pinned"):
+    for key in ("content", "importance", "confidence", "pinned", "protected", "archived"):
         if key in given and given[key] is None:
             raise BadRequest(f"Invalid '{key}': cannot be null")
+    archive_changes(current.archived, given, to_iso(utc_now()))
     if "tags" in given:
         given["tag_prefixes"] = tag_prefixes(given["tags"])
     if "content" in given:
@@ -350,10 +345,13 @@ async def delete(*, stores: Stores, scope: Scope, actor: str, memory_id: str) ->
 
 
 async def list_by_tags(
-    *, stores: Stores, scope: Scope, tags: list[str], limit: int, offset: int
-) -> tuple[list[Memory], bool]:
+    *, stores: Stores, scope: Scope, tags: list[str], limit: int, offset: int,
+    include_archived: bool = False,
+) -> tuple[list[Memory], bool]:  # fmt: skip
     """One page of memories having any of the tags, and whether more follow."""
-    page = await stores.graph.list_by_tags(scope, tags, limit=limit + 1, offset=offset)
+    page = await stores.graph.list_by_tags(
+        scope, tags, limit=limit + 1, offset=offset, include_archived=include_archived
+    )
     return page[:limit], len(page) > limit
 
 
@@ -373,9 +371,7 @@ async def unmirror(stores: Stores, ids: list[str]) -> None:
     """Removes deleted memories' points; a failure is recorded and left to sync."""
     try:
         await stores.vectors.delete(ids)
-    except (
-        Exception
-    ) as exc:  # an orphan point is harmless (reads hydrate from the graph) and sync removes it
+    except Exception as exc:  # an orphan point is harmless (reads hydrate from the graph)
         log.exception("vector delete failed for %d memories", len(ids))
         stores.health.failed(VECTOR_COMPONENT, exc)
     else:

@@ -98,6 +98,7 @@ RETURN properties(x), score
 # 73 → 17 ms (a scratch script against the scale data set).
 PINNED = f"""
 MATCH (m:Memory) WHERE {IN_SCOPE} AND m.pinned = true AND m.layer <> 'raw'
+  AND NOT coalesce(m.archived, false)
 WITH m ORDER BY m.importance DESC, m.updated_at DESC LIMIT $limit
 RETURN properties(m)
 """
@@ -163,6 +164,7 @@ RETURN id
 BY_TAGS_WHERE = f"{IN_SCOPE} AND any(t IN m.tags WHERE toLower(t) IN $tags)"
 LIST_BY_TAGS = f"""
 MATCH (m:Memory) WHERE m.user_id = $user_id AND {BY_TAGS_WHERE}
+  AND ($archived OR NOT coalesce(m.archived, false))
 WITH m ORDER BY m.importance DESC, m.timestamp DESC, m.id ASC SKIP $offset LIMIT $limit
 RETURN properties(m)
 """
@@ -510,10 +512,12 @@ class GraphStore:
         return [row[0] for row in await self.query(DELETE_MEMORIES, params)]
 
     async def list_by_tags(
-        self, scope: Scope, tags: Sequence[str], *, limit: int, offset: int
-    ) -> list[Memory]:
+        self, scope: Scope, tags: Sequence[str], *, limit: int, offset: int,
+        include_archived: bool = False,
+    ) -> list[Memory]:  # fmt: skip
         """Memories having any of the tags (case-insensitive), most important first."""
-        params = {"tags": [t.lower() for t in tags], "limit": limit, "offset": offset}
+        params = {"tags": [t.lower() for t in tags], "limit": limit, "offset": offset,
+                  "archived": include_archived}  # fmt: skip
         rows = await self.ro_rows(LIST_BY_TAGS, {**params, **scope_params(scope)})
         return [memory_from_properties(row[0]) for row in rows]
 
