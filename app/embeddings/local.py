@@ -41,8 +41,8 @@ MODEL_ALIASES = frozenset({MODEL_ID, "all-MiniLM-L6-v2", "sentence-transformers/
 DIMENSION = 384
 # sentence-transformers' max_seq_length for this model (its tokenizer.json says 128).
 MAX_TOKENS = 256
-# A query is one short run: a second intra-op thread saved nothing on it (int8, ~12 tokens) and
-# took the core that BM25 and the graph read use meanwhile (recall p50 at 100k: ≈ 1 ms better).
+# A query is one short run: a second intra-op thread saves nothing on it and takes the core
+# that the rest of the recall uses meanwhile.
 QUERY_THREADS = 1
 
 
@@ -137,8 +137,8 @@ class MiniLM:
         The int8 MatMuls quantize their input by the range of the whole run, so a text run with
         others (and their padding) gets a slightly different vector (up to 0.04 per value).
         Alone, a text gets the same vector in every call, the same as its query vector. It costs
-        throughput on short texts, where a run's fixed cost dominates (bench/embed_throughput.py:
-        ≈ 190 texts/s, the fp32 wheel in batches of 32 ≈ 325), less on memory-sized ones.
+        throughput on short texts, where a run's fixed cost dominates (bench/embed_throughput.py
+        measures it), less on memory-sized ones.
         """
         return np.vstack([self.forward([encoding]) for encoding in encodings])
 
@@ -197,9 +197,8 @@ class LocalEmbedder:
         """The query's vector, and `then(vector)` run right after it on the query thread.
 
         Recall searches the in-process vector index this way: one hand-off to a thread and back
-        instead of two (each costs ≈ 0.2 ms here; embedding and search 7.4 → 6.8–7.1 ms in an
-        interleaved scratch measurement at 100k). `then` must return its failures, not raise
-        them: an exception from it would count against the embedder's health.
+        instead of two, each of which costs time on the request path. `then` must return its
+        failures, not raise them: an exception from it would count against the embedder's health.
         """
         item = text_list([text])[0]
         work = self._run(self._query_then, item, then, executor=self._query_executor)

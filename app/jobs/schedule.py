@@ -13,8 +13,8 @@ from app.storage import enrichment
 log = logging.getLogger(__name__)
 
 BACKLOG_PAGE = 32  # one embed job per page: a provider-sized batch
-# Ids read per scan query: each query orders the whole label by id (≈ 1.2 s at 100k memories),
-# so reading them BACKLOG_PAGE at a time queued a 100k backlog at ≈ 30 memories/s.
+# Ids read per scan query: each query orders the whole label by id, so reading them
+# BACKLOG_PAGE at a time made queuing a large backlog far slower than embedding it.
 SCAN_PAGE = 4096
 
 

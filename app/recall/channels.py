@@ -62,9 +62,9 @@ async def run_channels(
 
     The query is embedded first, then both index searches go out as one request: an Edge search
     holds the GIL, so run beside the embedding it only delayed the model's start, and a graph
-    read started from its hits competed with the dense search for the same two cores (an
-    interleaved A/B at 100k: README, Figures, "Scale"). With the local model and the in-process
-    index, the model's thread runs the search too, right after the embedding.
+    read started from its hits competed with the dense search for the same two cores
+    (`bench/recall_ab.py` compares such variants side by side). With the local model and the
+    in-process index, the model's thread runs the search too, right after the embedding.
     `dense_query`, if given, is what the dense channel embeds instead of `query` (recall passes
     the query without the people it names); keywords always search the query itself.
     """

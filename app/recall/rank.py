@@ -141,7 +141,7 @@ def name_term(content: str, names: Sequence[str], weights: Weights) -> float:
     elsewhere, else 0. Whole words; case-insensitive, so "CAROLINE:" counts too.
 
     String search, not a regular expression: every query names other people, and compiling
-    its pattern cost ≈ 0.35 ms per recall."""
+    a pattern for each query costs more than the search."""
     if not names or not content:
         return 0.0
     text = content.lower()
@@ -209,7 +209,7 @@ def score(
     match = fused + candidate.context
     scores = candidate.scores
     # Unrounded: the response rounds the components of the results it shows (a recall scores
-    # ≈ 30 candidates to show 10, and round() is a third of this function's time).
+    # several times more candidates than it shows, and round() is costly here).
     components = {
         "match": match,
         "vector": scores.get("dense", 0.0),

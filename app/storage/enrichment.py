@@ -126,8 +126,9 @@ RETURN {ENTITY_FIELDS}, refs, memory_ids ORDER BY refs DESC LIMIT 1
 ENTITY_COLUMNS = ("category", "slug", "name", "aliases", "created_at", "last_referenced_at")
 # Recall's entity expansion: memories sharing an entity with a seed, every end in scope.
 # Seeds first, behind WITH: as one pattern, FalkorDB started from every memory of the user (its
-# user_id index) and walked to the seeds: 6.6–8.8 s at 100k memories, 11.5 ms this way (same
-# rows; a scratch script against the scale data set). Ties are ordered, so a cut is stable.
+# user_id index) and walked to the seeds, which took seconds on a large store; this way it
+# starts from the seeds (same rows; tests/storage/test_query_plans.py checks the plan's shape).
+# Ties are ordered, so a cut is stable.
 EXPAND_BY_ENTITIES = f"""
 MATCH (s:Memory) WHERE s.id IN $seeds AND s.user_id = $user_id
 WITH s

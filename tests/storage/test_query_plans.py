@@ -1,8 +1,8 @@
 """The plans FalkorDB makes for the queries whose plan decides their cost at scale.
 
-Timings do not belong in tests; the plan's shape does. At 100k memories the expansions took
+Timings do not belong in tests; the plan's shape does. On a large store the expansions took
 seconds when they started from every memory of the user instead of from the seeds, and the
-listings built the properties of every match before sorting (README, "Scale").
+listings built the properties of every match before sorting.
 """
 
 import uuid

@@ -134,8 +134,8 @@ class PayloadIndexSpec:
 # The user's id on a shared (agent-less), unarchived memory's point, absent on any other: what an
 # agent-less caller may see without the archive flag, in one field. A search filtered by one
 # keyword match scans just those points; the same rule as three conditions (user, no agent
-# lineage, not archived) checked each of the user's points against the other two (Edge, 10k
-# of 100k points: recall's search step 3.45 → 3.01 ms, the same results; README, "Session 10").
+# lineage, not archived) checked each of the user's points against the other two, with the
+# same results.
 SHARED_LIVE = "shared_live_user"
 
 PAYLOAD_INDEXES: tuple[PayloadIndexSpec, ...] = (

@@ -51,16 +51,16 @@ log = logging.getLogger(__name__)
 CONFIG_FILE = "edge_config.json"
 # Engram's record of the model that made the dense vectors (Edge has no collection metadata).
 MODEL_FILE = "engram_embedding_model.json"
-# Dense vectors are stored as float16: the exact search reads half the memory (10k of 20k
-# 384-d points: 2.8 → 2.1 ms) and returned the same top 10; scores move by ~1e-3.
+# Dense vectors are stored as float16: the exact search reads half the memory, faster, and
+# returns the same top results; scores move in the third decimal.
 DENSE_DATATYPE = qe.VectorStorageDatatype.Float16
 STORED_DATATYPES = {
     "float32": qe.VectorStorageDatatype.Float32,
     "float16": qe.VectorStorageDatatype.Float16,
 }
 # Edge's search pool defaults to four threads per core. Every engine call already runs on the
-# one shard thread, so more pool threads only add hand-offs: with one, recall's search step was
-# 0.15–0.3 ms shorter in three interleaved A/B runs at 100k (1 vs 2 and vs the default 8).
+# one shard thread, so more pool threads only add hand-offs: with one, recall's search step is
+# shorter (compared side by side with `bench/recall_ab.py`).
 SEARCH_THREADS = 1
 HEALTH_TIMEOUT_S = 5.0
 UPSERT_CHUNK = 512
