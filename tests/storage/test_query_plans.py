@@ -86,7 +86,7 @@ async def test_an_entity_is_found_before_the_memories_that_mention_it(graph: Gra
                 "limit": 5,
             },
         ),  # fmt: skip
-        (queries.LIST_BY_TAGS, {"tags": ["x"], "offset": 0, "limit": 5}),
+        (queries.LIST_BY_TAGS, {"tags": ["x"], "offset": 0, "limit": 5, "archived": False}),
     ],
 )
 async def test_listings_build_properties_only_for_what_they_return(
