@@ -8,8 +8,8 @@ A is the git revision REF (checked out in a temporary worktree that uses this ch
 .venv), B is this working tree. Each gets its own copy of DIR and its own server, started side
 by side; one client sends every query to both, alternating which goes first, over keep-alive
 `http.client` connections. Only one server is busy at a time, so a slow minute of the machine
-hits both alike: the spread between two separate runs of bench/scale.py minutes apart (p50
-14.8 → 19.8 ms with the same code) is far larger than most changes. Reports wall p50/p95, the
+hits both alike: the spread between two separate runs of bench/scale.py minutes apart, with
+the same code, is far larger than most changes. Reports wall p50/p95, the
 server's query_time_ms and steps for each, and how many queries got the same result ids.
 """
 

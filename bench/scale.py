@@ -580,8 +580,8 @@ class StdlibClient:
 
     httpx does more work of its own per call (building the request, its transport layers,
     parsing the response), and on two cores that work competes with the server: the same
-    recalls, interleaved in one run, took 1.1–1.6 ms longer at p50 from httpx with the same
-    server time. `http.client` is closer to curl or a compiled client, so the wall figures
+    recalls, interleaved in one run, took measurably longer from httpx with the same server
+    time. `http.client` is closer to curl or a compiled client, so the wall figures
     measure the service. httpx is still timed as its own pass (`with_query_embedding_httpx`)
     so that figures of earlier runs, all taken with httpx, stay comparable.
     """

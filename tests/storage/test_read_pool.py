@@ -17,7 +17,7 @@ from app.storage.resp import ReadPool
 from tests.conftest import free_port
 
 T = TypeVar("T")
-# A read that keeps the server busy for a good fraction of a second (≈ 0.5 s here).
+# A read that keeps the server busy for a good fraction of a second.
 SLOW = "UNWIND range(1, 3000000) AS x RETURN count(x)"
 
 
