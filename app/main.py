@@ -9,6 +9,8 @@ from fastapi import FastAPI
 from app.config import Settings, get_settings
 from app.enrichment.router import router as entities_router
 from app.http_errors import install_error_handlers
+from app.mcp.http import mount_mcp
+from app.mcp.http import session_manager as mcp_session_manager
 from app.memories.router import router as memories_router
 from app.ops.admin import router as admin_router
 from app.ops.router import router as ops_router
@@ -57,7 +59,8 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
             gc.freeze()
             gc.set_threshold(YOUNG_THRESHOLD, *gc.get_threshold()[1:])
         try:
-            yield
+            async with mcp_session_manager(mcp_server):
+                yield
         finally:
             await runtime.stop()
 
@@ -71,4 +74,5 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     app.include_router(remember_router)
     app.include_router(ops_router)
     app.include_router(admin_router)
+    mcp_server = mount_mcp(app)
     return app

@@ -70,6 +70,17 @@ def worker() -> None:
     _exec_module("app.worker", {})
 
 
+@cli.command()
+def mcp(
+    agent: Annotated[
+        str | None, typer.Option(help="Agent scope of every call (ENGRAM_AGENT_ID).")
+    ] = None,
+) -> None:
+    """Serve Engram's MCP tools over stdio for a local agent, acting with the key in
+    ENGRAM_API_KEY (the same as `python -m app.mcp`; see docs/integrations.md)."""
+    _exec_module("app.mcp", {"ENGRAM_AGENT_ID": agent})
+
+
 def _exec_module(module: str, overrides: dict[str, object]) -> None:
     """Replaces this process with `python -m module`, so signals and exit codes are its own."""
     for name, value in overrides.items():

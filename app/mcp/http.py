@@ -1,0 +1,74 @@
+"""/mcp on the API's own process: MCP's streamable HTTP transport, behind Engram's API keys."""
+
+from typing import Any
+
+from fastapi import FastAPI
+from mcp.server.mcpserver import MCPServer
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.datastructures import Headers
+from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from app.errors import Unauthorized
+from app.http_errors import error_response
+from app.mcp.caller import CallerResolver, authenticate, http_caller
+from app.mcp.tools import register
+
+PATH = "/mcp"
+VERSION = "0.1.0"  # the API's (FastAPI app) version
+INSTRUCTIONS = (
+    "Engram is your long-term memory. At the start of a task call `context` with what the task "
+    "is about; call `recall` when you need something you may have been told before; after an "
+    "exchange worth keeping, call `remember` with its turns (or `store` for one exact fact)."
+)
+
+
+def build_server(caller: CallerResolver) -> MCPServer:
+    server = MCPServer("engram", title="Engram", instructions=INSTRUCTIONS, version=VERSION)
+    register(server, caller)
+    return server
+
+
+class KeyRequired:
+    """Refuses an MCP request without a valid API key (401, Engram's error envelope) before the
+    transport sees it; each tool call then resolves its own scope from the same headers."""
+
+    def __init__(self, app: FastAPI, inner: ASGIApp) -> None:
+        self.app, self.inner = app, inner
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            headers = {name.lower(): value for name, value in Headers(scope=scope).items()}
+            try:
+                authenticate(self.app.state.keyring, headers)
+            except Unauthorized as exc:
+                response = error_response(exc.status_code, exc.code, exc.message)
+                response.headers["WWW-Authenticate"] = "Bearer"
+                await response(scope, receive, send)
+                return
+        await self.inner(scope, receive, send)
+
+
+def mount_mcp(app: FastAPI) -> MCPServer:
+    """Adds /mcp to the app. Stateless with JSON answers: any API replica can serve any request
+    (no session to keep on one process). Every request carries an API key in a header, which a
+    rebinding page cannot send, so the transport's Host/Origin check is left off: it would refuse
+    the names a deployment is reached by."""
+    server = build_server(http_caller(lambda: app.state.runtime))
+    transport = server.streamable_http_app(
+        streamable_http_path=PATH,
+        stateless_http=True,
+        json_response=True,
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+    )
+    for route in transport.routes:
+        if isinstance(route, Route) and route.path == PATH:
+            guarded = KeyRequired(app, route.endpoint)
+            app.router.routes.append(Route(PATH, guarded, methods=route.methods, name="mcp",
+                                           include_in_schema=False))  # fmt: skip
+    return server
+
+
+def session_manager(server: MCPServer) -> Any:
+    """The transport's task group, to run for the app's lifetime."""
+    return server.session_manager.run()
