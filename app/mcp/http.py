@@ -1,6 +1,8 @@
 """/mcp on the API's own process: MCP's streamable HTTP transport, behind Engram's API keys."""
 
-from typing import Any
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 from mcp.server.mcpserver import MCPServer
@@ -69,6 +71,26 @@ def mount_mcp(app: FastAPI) -> MCPServer:
     return server
 
 
-def session_manager(server: MCPServer) -> Any:
-    """The transport's task group, to run for the app's lifetime."""
-    return server.session_manager.run()
+@asynccontextmanager
+async def session_manager(server: MCPServer) -> AsyncIterator[None]:
+    """Runs the transport's task group for the app's lifetime, in a task of its own: its cancel
+    scope must close in the task that opened it, and an app's lifespan may be entered and left by
+    different tasks (a test fixture's set-up and tear-down)."""
+    started, stop = asyncio.Event(), asyncio.Event()
+
+    async def run() -> None:
+        async with server.session_manager.run():
+            started.set()
+            await stop.wait()
+
+    task = asyncio.create_task(run(), name="mcp-transport")
+    waiting = asyncio.create_task(started.wait())
+    await asyncio.wait({task, waiting}, return_when=asyncio.FIRST_COMPLETED)
+    if task.done():
+        waiting.cancel()
+        task.result()  # raises why the transport could not start
+    try:
+        yield
+    finally:
+        stop.set()
+        await task
