@@ -13,7 +13,9 @@ from app.mcp.http import mount_mcp
 from app.mcp.http import session_manager as mcp_session_manager
 from app.memories.router import router as memories_router
 from app.ops.admin import router as admin_router
+from app.ops.backup_router import router as backup_router
 from app.ops.router import router as ops_router
+from app.ops.write_gate import WriteGate, WriteGateMiddleware
 from app.recall.core_router import router as core_router
 from app.recall.router import router as recall_router
 from app.relations.router import router as relations_router
@@ -66,6 +68,8 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
 
     app = FastAPI(title="Engram", version="0.1.0", description=DESCRIPTION, lifespan=lifespan)
     install_error_handlers(app)
+    app.state.write_gate = WriteGate()
+    app.add_middleware(WriteGateMiddleware, gate=app.state.write_gate)
     app.include_router(memories_router)
     app.include_router(recall_router)
     app.include_router(core_router)
@@ -74,5 +78,6 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     app.include_router(remember_router)
     app.include_router(ops_router)
     app.include_router(admin_router)
+    app.include_router(backup_router)
     mcp_server = mount_mcp(app)
     return app

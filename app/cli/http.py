@@ -8,6 +8,9 @@ import httpx
 
 from app.cli.errors import AUTH_REFUSED, FAILED, UNREACHABLE, CliError
 
+# Long operator calls (backup, restore) wait as long as the server works; connecting does not.
+LONG = httpx.Timeout(None, connect=10.0)
+
 
 class EngramClient:
     """A thin synchronous client; every failure becomes a CliError with the right exit code."""
@@ -21,9 +24,12 @@ class EngramClient:
     def close(self) -> None:
         self._http.close()
 
-    def request(self, method: str, path: str, **kwargs: Any) -> Any:
-        """The decoded JSON body of a successful response."""
-        response = self._send(method, path, **kwargs)
+    def request(
+        self, method: str, path: str, *, accept: tuple[int, ...] = (), **kwargs: Any
+    ) -> Any:
+        """The decoded JSON body of a successful response (or of one with a status in
+        `accept`, for errors whose body the command shows)."""
+        response = self._send(method, path, accept, **kwargs)
         return response.json() if response.content else None
 
     def get(self, path: str, **kwargs: Any) -> Any:
@@ -47,12 +53,14 @@ class EngramClient:
         except httpx.TransportError as exc:
             raise _unreachable(self.url, exc) from exc
 
-    def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+    def _send(
+        self, method: str, path: str, accept: tuple[int, ...], **kwargs: Any
+    ) -> httpx.Response:
         try:
             response = self._http.request(method, path, **kwargs)
         except httpx.TransportError as exc:
             raise _unreachable(self.url, exc) from exc
-        if response.is_error:
+        if response.is_error and response.status_code not in accept:
             raise _http_error(response)
         return response
 

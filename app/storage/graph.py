@@ -7,6 +7,7 @@ tombstone and its audit event are written together or not at all.
 """
 
 import asyncio
+import copy
 import json
 import logging
 import time
@@ -344,6 +345,28 @@ class GraphStore:
             if isinstance(part, Exception):
                 raise part
         return compact.rows(reply)
+
+    def on_graph(self, graph_name: str) -> "GraphStore":
+        """Another graph of the same server over this store's connections (operator paths:
+        backup copies, restore). Close only the original store, never this view."""
+        view = copy.copy(self)
+        view.graph_name = graph_name
+        view._graph = self._db.select_graph(graph_name)
+        return view
+
+    async def copy_to(self, graph_name: str) -> None:
+        """GRAPH.COPY: a point-in-time copy of this graph (writes go on while it is made)."""
+        await self._run_command(self._graph.copy, graph_name)
+
+    async def delete_graph(self) -> None:
+        """GRAPH.DELETE: this graph, its indexes included."""
+        await self._run_command(self._graph.delete)
+
+    async def _run_command(self, method: Any, *args: Any) -> Any:
+        try:
+            return await method(*args)
+        except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
+            raise StoreUnavailable("FalkorDB is unavailable") from exc
 
     async def ping(self) -> bool:
         """True if the server answers; never raises."""

@@ -1,0 +1,85 @@
+"""GET /backup (AutoMem's shape: a gzip tar stream, `include=falkordb,qdrant`) and
+POST /admin/restore (the archive as the request body). Admin key only."""
+
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import FileResponse, JSONResponse
+from starlette.background import BackgroundTask
+
+from app.deps import AdminDep, RuntimeDep
+from app.errors import PayloadTooLarge
+from app.memories.tasks import EmbedDeps
+from app.ops.backup import BackupSource, create_backup, parse_include
+from app.ops.restore import restore_backup
+from app.ops.write_gate import WriteGate
+
+router = APIRouter(tags=["operations"])
+
+MAX_ARCHIVE_BYTES = 64 << 30
+
+
+def _gate(request: Request) -> WriteGate:
+    return request.app.state.write_gate
+
+
+@router.get(
+    "/backup",
+    response_class=FileResponse,
+    responses={200: {"content": {"application/gzip": {}}, "description": "The archive."}},
+)
+async def backup(
+    request: Request,
+    runtime: RuntimeDep,
+    _: AdminDep,
+    include: Annotated[str | None, Query(max_length=100)] = None,
+) -> FileResponse:
+    """A consistent snapshot of the graph (and the vectors) as a tar.gz with a manifest."""
+    parts = parse_include(include)
+    workdir = Path(tempfile.mkdtemp(prefix="engram-backup-"))
+    try:
+        source = BackupSource(runtime.stores, runtime.embedder, _gate(request))
+        path = await create_backup(source, workdir, parts)
+    except BaseException:
+        shutil.rmtree(workdir, ignore_errors=True)
+        raise
+    return FileResponse(
+        path,
+        media_type="application/gzip",
+        filename=path.name,
+        background=BackgroundTask(shutil.rmtree, workdir, ignore_errors=True),
+    )
+
+
+@router.post("/admin/restore")
+async def restore(
+    request: Request, runtime: RuntimeDep, _: AdminDep, force: bool = False
+) -> JSONResponse:
+    """Restores a backup archive (the request body) into this server, which must be empty
+    unless `force` (then everything it holds is replaced), and proves the result."""
+    workdir = Path(tempfile.mkdtemp(prefix="engram-restore-"))
+    try:
+        upload = workdir / "backup.tar.gz"
+        await _receive(request, upload)
+        deps = EmbedDeps(runtime.stores, runtime.embedder, runtime.jobs, runtime.embed_with_date)
+        report = await restore_backup(deps, _gate(request), upload, workdir / "x", force=force)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    if not report.verified:
+        message = "The restored store does not equal the backup (see the differences)"
+        body = {"status": "error", "code": 500, "error": "restore_unverified", "message": message}
+        return JSONResponse({**body, **report.as_dict()}, status_code=500)
+    return JSONResponse({"status": "success", **report.as_dict()})
+
+
+async def _receive(request: Request, path: Path) -> None:
+    size = 0
+    with path.open("wb") as handle:
+        async for block in request.stream():
+            size += len(block)
+            if size > MAX_ARCHIVE_BYTES:
+                raise PayloadTooLarge(f"A backup archive may be at most {MAX_ARCHIVE_BYTES} bytes")
+            handle.write(block)
