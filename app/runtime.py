@@ -159,7 +159,7 @@ async def start_runtime(settings: Settings, *, with_keyring: bool = True) -> Run
             await server.stop()
         raise
     keyring = _keyring(settings) if with_keyring else None
-    access = AccessRecorder(graph, settings.access_flush_interval_s)
+    access = AccessRecorder(graph, stores.vectors, settings.access_flush_interval_s)
     return Runtime(
         settings, stores, embedder, jobs, recall_config(settings), access, keyring,
         llm=create_llm_client(settings), falkordb_server=server,

@@ -4,6 +4,11 @@ A recall only records ids in memory (no I/O); a background task flushes them eve
 `interval_s` in one Cypher query: `last_accessed`, `access_count`, and a TTL reset
 (`expires_at = now + ttl_days` for memories that have a TTL and are not pinned). Counts recorded
 in the last interval are lost if the process is killed: reinforcement is a hint, not data.
+
+Only live memories are reinforced: a memory that is archived or already past its `expires_at`
+(shown by `include_decayed=true` or `state_mode=history`) is left as it is, so that being looked
+at never brings it back. A renewed `expires_at` is written to the vector payload as well, so the
+index's time filters and the sync check agree with the graph.
 """
 
 import asyncio
@@ -12,30 +17,37 @@ import logging
 from collections import Counter
 from datetime import timedelta
 
+from app.memories.mirror import vector_payload
 from app.models import to_iso, utc_now
-from app.storage.graph import GraphStore
+from app.storage.graph import GraphStore, memory_from_properties
+from app.storage.vectors import VectorIndex
 
 log = logging.getLogger(__name__)
 
-TTLS = """
+# The recorded memories that may be reinforced (live: not archived, not expired), with their TTL.
+LIVE = """
 UNWIND $rows AS row
 MATCH (m:Memory {id: row.id}) WHERE m.user_id = row.user_id
-  AND m.ttl_days IS NOT NULL AND NOT coalesce(m.pinned, false)
-RETURN m.id, m.ttl_days
+  AND NOT coalesce(m.archived, false) AND (m.expires_at IS NULL OR m.expires_at > $now)
+RETURN m.id, CASE WHEN coalesce(m.pinned, false) THEN NULL ELSE m.ttl_days END
 """
 REINFORCE = """
 UNWIND $rows AS row
 MATCH (m:Memory {id: row.id}) WHERE m.user_id = row.user_id
 SET m.last_accessed = $now, m.access_count = coalesce(m.access_count, 0) + row.n,
     m.expires_at = coalesce(row.expires_at, m.expires_at)
+RETURN CASE WHEN row.expires_at IS NULL THEN NULL ELSE properties(m) END
 """
 
 
 class AccessRecorder:
     """Collects recalled ids; `run()` flushes them periodically."""
 
-    def __init__(self, graph: GraphStore, interval_s: float = 2.0) -> None:
+    def __init__(
+        self, graph: GraphStore, vectors: VectorIndex | None = None, interval_s: float = 2.0
+    ) -> None:
         self.graph = graph
+        self.vectors = vectors
         self.interval_s = interval_s
         self._pending: Counter[tuple[str, str]] = Counter()
 
@@ -44,18 +56,34 @@ class AccessRecorder:
         self._pending.update((user_id, memory_id) for memory_id in memory_ids)
 
     async def flush(self) -> int:
-        """Writes what was recorded; returns how many memories were touched."""
+        """Writes what was recorded; returns how many memories were reinforced."""
         if not self._pending:
             return 0
         batch, self._pending = self._pending, Counter()
         rows = [{"user_id": u, "id": i, "n": n} for (u, i), n in batch.items()]
         now = utc_now()
-        ttls = dict(await self.graph.ro_query(TTLS, {"rows": rows}))
+        stamp = to_iso(now)
+        live = dict(await self.graph.ro_query(LIVE, {"rows": rows, "now": stamp}))
+        rows = [row for row in rows if row["id"] in live]
         for row in rows:
-            ttl = ttls.get(row["id"])
+            ttl = live[row["id"]]
             row["expires_at"] = to_iso(now + timedelta(days=ttl)) if ttl else None
-        await self.graph.query(REINFORCE, {"rows": rows, "now": to_iso(now)})
+        if not rows:
+            return 0
+        renewed = await self.graph.query(REINFORCE, {"rows": rows, "now": stamp})
+        await self._mirror([props for (props,) in renewed if props])
         return len(rows)
+
+    async def _mirror(self, renewed: list[dict]) -> None:
+        """The new expires_at into the vector payloads; a failure is left to the sync job."""
+        if self.vectors is None:
+            return
+        for props in renewed:
+            memory = memory_from_properties(props)
+            try:
+                await self.vectors.set_payload(memory.id, vector_payload(memory))
+            except Exception:  # not embedded yet, or the index is down: sync repairs it
+                log.warning("vector payload of %s not updated after reinforcement", memory.id)
 
     async def run(self) -> None:
         """Flushes every interval until cancelled; flushes once more on the way out."""

@@ -1,0 +1,71 @@
+"""Access reinforcement: renews live memories (graph and vector payload), never revives others."""
+
+import asyncio
+
+from app.memories.mirror import vector_payload
+from app.storage.graph import memory_from_properties
+from tests.conftest import ALICE_KEY, auth, running_client, test_settings
+from tests.recall.test_recall import _wait_embedded
+
+H = auth(ALICE_KEY)
+TINY_TTL_DAYS = 1 / 86_400  # one second
+
+
+async def _memory(client, memory_id: str) -> dict:
+    return (await client.get(f"/memory/{memory_id}", headers=H)).json()["memory"]
+
+
+async def test_an_expired_memory_shown_by_include_decayed_stays_expired(falkordb_url, tmp_path):
+    settings = test_settings(tmp_path, falkordb_url=falkordb_url, embedding_provider="local",
+                             embedding_dimensions=None, workers=2, jobs_sweep_s=1)  # fmt: skip
+    async with running_client(settings) as client:
+        body = {"content": "The parking code for the garage is 4711", "ttl_days": TINY_TTL_DAYS}
+        memory_id = (await client.post("/memory", json=body, headers=H)).json()["memory_id"]
+        await _wait_embedded(client)
+        await asyncio.sleep(1.2)
+        before = await _memory(client, memory_id)
+        query = {"query": "garage parking code", "include_decayed": "true"}
+        shown = (await client.get("/recall", params=query, headers=H)).json()
+        assert [r["id"] for r in shown["results"]] == [memory_id]
+
+        assert await client.app.state.runtime.access.flush() == 0
+        after = await _memory(client, memory_id)
+        assert after["expires_at"] == before["expires_at"]
+        assert after["access_count"] == before["access_count"]
+        plain = await client.get("/recall", params={"query": "garage parking code"}, headers=H)
+        assert plain.json()["results"] == []
+
+
+async def test_an_archived_memory_is_not_reinforced(falkordb_url, tmp_path):
+    settings = test_settings(tmp_path, falkordb_url=falkordb_url)
+    async with running_client(settings) as client:
+        body = {"content": "Old wifi password was hunter2", "ttl_days": 30}
+        memory_id = (await client.post("/memory", json=body, headers=H)).json()["memory_id"]
+        graph = client.app.state.stores.graph
+        await graph.query("MATCH (m:Memory {id: $id}) SET m.archived = true", {"id": memory_id})
+        before = await _memory(client, memory_id)
+        client.app.state.runtime.access.record(before["user_id"], [memory_id])
+        assert await client.app.state.runtime.access.flush() == 0
+        assert (await _memory(client, memory_id))["expires_at"] == before["expires_at"]
+
+
+async def test_a_renewed_expiry_reaches_the_vector_payload(falkordb_url, tmp_path):
+    settings = test_settings(tmp_path, falkordb_url=falkordb_url, embedding_provider="local",
+                             embedding_dimensions=None, workers=2, jobs_sweep_s=1)  # fmt: skip
+    async with running_client(settings) as client:
+        body = {"content": "Alice keeps her passport in the blue drawer", "ttl_days": 30}
+        memory_id = (await client.post("/memory", json=body, headers=H)).json()["memory_id"]
+        await _wait_embedded(client)
+        before = await _memory(client, memory_id)
+        await asyncio.sleep(0.01)
+        found = await client.get("/recall", params={"query": "passport drawer"}, headers=H)
+        assert [r["id"] for r in found.json()["results"]] == [memory_id]
+        assert await client.app.state.runtime.access.flush() == 1
+        after = await _memory(client, memory_id)
+        assert after["expires_at"] > before["expires_at"]
+        stores = client.app.state.stores
+        props = (await stores.graph.ro_query(
+            "MATCH (m:Memory {id: $id}) RETURN properties(m)", {"id": memory_id}
+        ))[0][0]  # fmt: skip
+        record = (await stores.vectors.retrieve([memory_id]))[memory_id]
+        assert record.payload == vector_payload(memory_from_properties(props))
