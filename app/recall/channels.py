@@ -30,6 +30,7 @@ class ChannelRun:
     hits: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
     degraded: set[str] = field(default_factory=set)
     timings: dict[str, float] = field(default_factory=dict)  # step -> ms (embed, search)
+    vector: list[float] | None = None  # what the dense channel searched with, if it ran
 
     def timed(self, step: str, started: float) -> None:
         """Adds the milliseconds since `started` to `step`."""
@@ -78,6 +79,7 @@ async def run_channels(
         if to_embed:
             vector = await _embed(embedder, to_embed, run)
         dense_vector = vector if wants_dense else None
+        run.vector = dense_vector
         if dense_vector is not None or text is not None:
             await _search(stores.vectors, dense_vector, text, flt, fetch, run)
     if "qdrant" in run.degraded and text is not None:
@@ -112,13 +114,14 @@ async def _embed_then_search(
 
     started = time.perf_counter()
     try:
-        _, (found, search_ms) = await embedder.embed_query_then(to_embed, search)
+        vector, (found, search_ms) = await embedder.embed_query_then(to_embed, search)
     except Exception:  # the embedder's health records it; recall goes on with keywords
         log.warning("query embedding failed; dense channel skipped", exc_info=True)
         run.degraded.add("embedder")
         if text is not None:
             await _search(vectors, None, text, flt, fetch, run)
         return
+    run.vector = vector
     run.add("embed", (time.perf_counter() - started) * 1000 - search_ms)
     run.add("search", search_ms)
     if isinstance(found, Exception):

@@ -98,6 +98,11 @@ class RecallResponse(BaseModel):
         description="Best first; at most `limit`, then expansions (marked `expanded`) if asked."
     )
     count: int = Field(description="Number of results.")
+    relevant: bool = Field(
+        description="false when a query was asked and nothing stored matches it on its own "
+        "evidence (results is then empty: a chat front-end should inject nothing); true "
+        "otherwise. See docs/recall.md, Relevance."
+    )
     sort: str = Field(description="The order used.")
     state_mode: str = Field(description="current or history.")
     degraded: list[str] = Field(description="Channels that were unavailable (e.g. qdrant).")
@@ -170,6 +175,7 @@ def _response(params: recall_params.RecallParams, outcome: RecallOutcome, floor:
         "query": params.query,
         "results": results,
         "count": len(results),
+        "relevant": outcome.relevant,
         "sort": params.sort,
         "state_mode": params.state_mode,
         "degraded": outcome.degraded,

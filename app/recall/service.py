@@ -4,6 +4,7 @@ Every candidate is re-read from the graph within the caller's scope before it is
 stale or foreign point in the vector index can never surface. Results leave in score order.
 """
 
+import asyncio
 import logging
 import time
 from dataclasses import dataclass, field, replace
@@ -13,7 +14,7 @@ from typing import Any
 from app.embeddings import Embedder
 from app.memories.fields import parse_type
 from app.models import Memory, to_iso, utc_now
-from app.recall import decompose, expansion, filters, rank
+from app.recall import decompose, evidence, expansion, filters, rank
 from app.recall.channels import WORD, run_channels
 from app.recall.names import query_names, without_names
 from app.recall.params import RecallParams
@@ -40,7 +41,8 @@ SORT_KEYS = {
 @dataclass
 class RecallConfig:
     weights: rank.Weights = field(default_factory=rank.Weights)
-    relevance_floor: float = 0.25  # dense cosine below this, with no keyword hit → dropped
+    relevance_floor: float = 0.25  # similarity below this, with no term in common → dropped
+    relevance_gate: float = 0.4  # no result this similar (or sharing 2 terms) → none relevant
     context_seeds: int = 10  # the best matches whose neighbouring turns get a context lift
     dense_without_names: bool = True  # embed the query without the people it names
 
@@ -73,6 +75,7 @@ class RecallOutcome:
     scope_fallback: bool = False
     queries: list[str] = field(default_factory=list)  # every query run (queries, sub-queries)
     cut: int = 0  # results the adaptive floor cut (places scope_fallback must not refill)
+    relevant: bool = True  # False: a query was searched and nothing stored matches it
     # Milliseconds per step of the search (embed, search, graph), one after the other; the rest
     # of the whole is fusion, scoring and the state rule.
     timings: dict[str, float] = field(default_factory=dict)
@@ -177,6 +180,7 @@ async def _fall_back_outside_tags(
         hit.outside_tag_scope = True
     outcome.hits = seeds + extra + outcome.hits[len(seeds) :]
     outcome.scope_fallback = bool(extra)
+    outcome.relevant = outcome.relevant or bool(extra)
 
 
 async def _put_priority_first(
@@ -209,6 +213,10 @@ class _Pool:
     degraded: set[str] = field(default_factory=set)
     timings: dict[str, float] = field(default_factory=dict)
     vector_matched: int = 0
+    # query -> the vectors it was searched with, its keyword terms (see evidence.py)
+    vectors: dict[str, evidence.QueryVectors] = field(default_factory=dict)
+    terms: dict[str, frozenset[int]] = field(default_factory=dict)
+    whole: dict[str, "asyncio.Task[list[float]]"] = field(default_factory=dict)
 
 
 async def _search(
@@ -219,7 +227,9 @@ async def _search(
     filters and orders them."""
     pool = await _candidates(stores, embedder, params, config, flt, queries)
     best, fused, timings = pool.best, pool.fused, pool.timings
-    lifted_from = _context_seeds(fused, config) if "context" in params.channels else []
+    limits = thresholds(params, config)
+    channels_on = "context" in params.channels
+    lifted_from = _context_seeds(best, fused, config, limits) if channels_on else []
     read_started = time.perf_counter()
     shortlist = _shortlist(best, fused, params)
     found = await stores.graph.recall_candidates(scope, shortlist, lifted_from)
@@ -233,7 +243,10 @@ async def _search(
     timings["graph"] = round((time.perf_counter() - read_started) * 1000, 2)
     visible.update({memory_id: ended[memory_id] for memory_id in ended if memory_id in heads})
     suppressed = len(facts) - len(visible)
-    hits, floored = _score(best, fused, visible, heads, params, config, now)
+    judged = await _judge(stores, pool, visible)
+    hits, floored, relevant = _score(
+        best, fused, visible, heads, params, config, now, judged, limits
+    )
     seeds = _order(hits, params)[: params.limit]
     cut = 0
     if uses_adaptive_floor(params):
@@ -243,9 +256,52 @@ async def _search(
     return RecallOutcome(
         hits=seeds + expansions, window=None, time_understood=True,
         degraded=sorted(pool.degraded), suppressed=suppressed, replaced=len(heads),
-        floored=floored + cut, vector_matched=pool.vector_matched, expanded=len(expansions),
-        cut=cut, timings=timings,
+        floored=floored + cut,
+        vector_matched=pool.vector_matched, expanded=len(expansions), cut=cut, timings=timings,
+        relevant=relevant,
     )  # fmt: skip
+
+
+def thresholds(params: RecallParams, config: RecallConfig) -> evidence.Thresholds:
+    """The floor and gate of a request (its relevance_floor, else the configured one)."""
+    floor = config.relevance_floor if params.relevance_floor is None else params.relevance_floor
+    return evidence.Thresholds(floor=floor, gate=max(config.relevance_gate, floor))
+
+
+async def _judge(
+    stores: Stores, pool: _Pool, facts: dict[str, dict]
+) -> dict[str, evidence.Evidence]:
+    """Each candidate's own evidence: its similarity to its query and the terms it shares."""
+    await _add_whole_query_vectors(pool)
+    wanted = [
+        memory_id for memory_id in facts
+        if "dense" not in pool.best[memory_id][0].scores
+        or len(pool.vectors[pool.best[memory_id][1]].vectors) > 1
+    ]  # fmt: skip
+    has_vectors = any(v.vectors for v in pool.vectors.values())
+    stored = await evidence.stored_vectors(stores.vectors, wanted) if has_vectors else {}
+    judged = {}
+    for memory_id, props in facts.items():
+        candidate, query, _ = pool.best[memory_id]
+        terms = pool.terms[query]
+        judged[memory_id] = evidence.Evidence(
+            similarity=evidence.similarity(
+                pool.vectors[query], stored.get(memory_id), candidate.scores.get("dense")
+            ),
+            terms=evidence.shared_terms(terms, props.get("content") or ""),
+            query_terms=len(terms),
+        )
+    return judged
+
+
+async def _add_whole_query_vectors(pool: _Pool) -> None:
+    """The whole queries' vectors (started beside the search), where they were needed."""
+    tasks, pool.whole = pool.whole, {}
+    for query, task in tasks.items():
+        try:
+            pool.vectors[query].add(await task)
+        except Exception:  # the embedder's health records it; the names' vector is enough
+            log.warning("whole-query embedding failed; similarity without the names only")
 
 
 async def _candidates(
@@ -257,10 +313,15 @@ async def _candidates(
     asked = {params.query, *params.queries}  # the rest of `queries` are auto_decompose's
     pool = _Pool()
     for query in queries or [""]:
+        dense_query = _dense_query(query, config)
         run = await run_channels(
             stores, embedder, query=query, vector=params.embedding, flt=flt,
-            channels=params.channels, fetch=fetch, dense_query=_dense_query(query, config),
+            channels=params.channels, fetch=fetch, dense_query=dense_query,
         )  # fmt: skip
+        pool.vectors.setdefault(query, evidence.QueryVectors()).add(run.vector)
+        pool.terms[query] = evidence.terms_of(query)
+        if dense_query and run.vector is not None:  # the names' meaning counts as evidence too
+            pool.whole[query] = asyncio.create_task(embedder.embed_query(query))
         pool.degraded |= run.degraded
         _add_timings(pool.timings, run.timings)
         pool.vector_matched += len(run.hits.get("dense", []))
@@ -315,9 +376,21 @@ def _dense_query(query: str, config: RecallConfig) -> str | None:
     return stripped if stripped and stripped != query else None
 
 
-def _context_seeds(fused: dict[str, float], config: RecallConfig) -> list[str]:
-    """The best `context_seeds` candidates by fused match: their neighbouring turns get a lift."""
-    return sorted(fused, key=lambda i: -fused[i])[: config.context_seeds]
+def _context_seeds(
+    best: dict[str, tuple[rank.Candidate, str, list[str]]], fused: dict[str, float],
+    config: RecallConfig, limits: evidence.Thresholds,
+) -> list[str]:  # fmt: skip
+    """The best `context_seeds` candidates by fused match among those above the floor (a term
+    in common, or the dense channel's similarity): their neighbouring turns get a lift."""
+    above = [i for i in fused if _above_floor(best[i][0], limits)]
+    return sorted(above, key=lambda i: -fused[i])[: config.context_seeds]
+
+
+def _above_floor(candidate: rank.Candidate, limits: evidence.Thresholds) -> bool:
+    """The floor on what the channels tell: a keyword hit, or a close enough dense match."""
+    if limits.off or {"bm25", "fulltext"} & set(candidate.scores):
+        return True
+    return candidate.scores.get("dense", 0.0) >= limits.floor
 
 
 def _match(
@@ -415,15 +488,17 @@ def _score(
     params: RecallParams,
     config: RecallConfig,
     now: datetime,
-) -> tuple[list[Hit], int]:
-    """Scores the visible candidates, applies the floor, builds the winners' memories."""
-    floor = config.relevance_floor if params.relevance_floor is None else params.relevance_floor
+    judged: dict[str, evidence.Evidence],
+    limits: evidence.Thresholds,
+) -> tuple[list[Hit], int, bool]:
+    """Scores the visible candidates, applies the floor and the gate (evidence.py), builds the
+    winners' memories; returns them, how many were dropped, and whether any is relevant."""
     kept: dict[str, tuple[rank.Scored, str, str]] = {}  # shown id -> (score, query, source id)
     floored = 0
     names = {query: query_names(query) for query in {q for _, q, _ in best.values()}}
     for memory_id, facts in visible.items():
         candidate, query, ran = best[memory_id]
-        if not _passes_floor(candidate, floor):
+        if not evidence.passes_floor(judged[memory_id], limits):
             floored += 1
             continue
         scored = rank.score(
@@ -438,6 +513,8 @@ def _score(
         if shown not in kept or kept[shown][0].score < scored.score:
             kept[shown] = (scored, query, memory_id)
     _drop_raw_beside_its_consolidation(kept, visible)
+    if not any(evidence.is_strong(judged[source], limits) for _, _, source in kept.values()):
+        return [], floored + len(kept), False
     winners = [shown for shown, _ in sorted(kept.items(), key=lambda kv: _key(kv[1][0]))]
     if params.sort == "score":
         winners = winners[: params.limit]
@@ -451,7 +528,7 @@ def _score(
         replaced = source if shown != source else None
         match_type = "state_replacement" if replaced else _match_type(best[source][0])
         hits.append(Hit(memories[shown], scored, match_type, query, replaced))
-    return hits, floored
+    return hits, floored, True
 
 
 def _key(scored: rank.Scored) -> tuple:
@@ -467,14 +544,6 @@ def _drop_raw_beside_its_consolidation(
         replaced_by = (facts.get(shown) or {}).get("superseded_by")
         if replaced_by and replaced_by in kept:
             del kept[shown]
-
-
-def _passes_floor(candidate: rank.Candidate, floor: float) -> bool:
-    """Kept if a keyword matched, a neighbouring turn matched, or the meaning is close enough;
-    else it is unrelated."""
-    if {"bm25", "fulltext"} & set(candidate.scores) or candidate.context > 0:
-        return True
-    return candidate.scores.get("dense", 0.0) >= floor
 
 
 def _match_type(candidate: rank.Candidate) -> str:
@@ -516,12 +585,23 @@ async def _as_of(
         (m, k) for m, k in ranked
         if params.state_mode == "history" or not (m.t_invalid and m.t_invalid <= stamp)
     ]  # fmt: skip
-    top = valid[0][1] if valid else 1.0
-    hits = [
-        Hit(m, rank.Scored(m.id, k / top, k / top, {"keyword": round(k, 6)}), "keyword", "")
-        for m, k in valid[: params.limit]
-    ]
-    return RecallOutcome(hits, None, True, ["dense (as_of)"], len(ranked) - len(valid), 0, 0, 0)
+    hits = as_of_hits(valid[: params.limit])
+    return RecallOutcome(
+        hits, None, True, ["dense (as_of)"], len(ranked) - len(valid), 0, 0, 0,
+        relevant=bool(hits),
+    )  # fmt: skip
+
+
+def as_of_hits(ranked: list[tuple[Memory, float]]) -> list[Hit]:
+    """Keyword matches best first, scored relative to the best; a full-text score of 0 (the
+    index can report one right after a write) scores 0, it does not divide by it."""
+    top = max((keyword for _, keyword in ranked), default=0.0)
+    hits = []
+    for memory, keyword in ranked:
+        relative = keyword / top if top > 0 else 0.0
+        scored = rank.Scored(memory.id, relative, relative, {"keyword": round(keyword, 6)})
+        hits.append(Hit(memory, scored, "keyword", ""))
+    return hits
 
 
 async def _browse(

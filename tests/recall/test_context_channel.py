@@ -36,34 +36,30 @@ async def test_turns_of_a_session_are_linked_in_order(app_client: httpx.AsyncCli
     assert other.json()["memory_id"] not in str(rows)
 
 
-async def test_the_turn_next_to_a_match_is_recalled(app_client: httpx.AsyncClient):
+async def test_a_turn_next_to_a_match_is_lifted_but_never_admitted(
+    app_client: httpx.AsyncClient,
+):
+    session = {"session_id": "s-music"}
     turns = [
-        {"content": "What instrument are you learning, Maya?", "source": {"session_id": "s-music"}},
-        {"content": "The cello, since last spring", "source": {"session_id": "s-music"}},
-        {
-            "content": "Completely different topic about gardening",
-            "source": {"session_id": "s-garden"},
-        },
+        {"content": "What instrument are you learning, Maya?", "source": session},
+        {"content": "The cello, since last spring; Maya loves it", "source": session},
+        {"content": "That is wonderful to hear", "source": session},
+        {"content": "Completely different topic about gardening", "source": {"session_id": "s-g"}},
     ]
     ids = (await app_client.post("/memory/batch", json={"memories": turns}, headers=H)).json()[
         "memory_ids"
     ]
-    body = (
-        await app_client.get(
-            "/recall", params={"query": "Maya instrument learning", "limit": 3}, headers=H
-        )
-    ).json()
+    query = {"query": "Maya instrument learning", "limit": 5}
+    body = (await app_client.get("/recall", params=query, headers=H)).json()
     found = {r["id"]: r for r in body["results"]}
     assert ids[0] in found and ids[1] in found
-    assert found[ids[1]]["score_components"]["match"] > 0
+    assert found[ids[1]]["score_components"]["context"] > 0  # lifted by the turn before it
+    assert ids[2] not in found  # next to a match, but shares nothing with the query
     without = (
-        await app_client.get(
-            "/recall",
-            params={"query": "Maya instrument learning", "limit": 3, "channels": "bm25"},
-            headers=H,
-        )
+        await app_client.get("/recall", params={**query, "channels": "dense,bm25"}, headers=H)
     ).json()
-    assert ids[1] not in {r["id"] for r in without["results"]}
+    unlifted = next(r for r in without["results"] if r["id"] == ids[1])
+    assert unlifted["score"] < found[ids[1]]["score"]
 
 
 async def test_a_named_speakers_turn_is_favoured(app_client: httpx.AsyncClient):
@@ -101,7 +97,7 @@ async def test_neighbouring_turns_obey_the_request_filters(app_client: httpx.Asy
     turns = [
         {"content": "Which bakery sells the rye loaf?", "tags": ["food"],
          "labels": {"topic": "bread"}, "source": {"session_id": "s-bread"}},
-        {"content": "The one on Elm Street, near the station", "tags": ["places"],
+        {"content": "The one on Elm Street; the loaf sells out by noon", "tags": ["places"],
          "type": "Fact", "source": {"session_id": "s-bread"}},
     ]  # fmt: skip
     ids = (await app_client.post("/memory/batch", json={"memories": turns}, headers=H)).json()[
@@ -109,7 +105,7 @@ async def test_neighbouring_turns_obey_the_request_filters(app_client: httpx.Asy
     ]
     query = {"query": "bakery rye loaf", "limit": 5}
     unfiltered = (await app_client.get("/recall", params=query, headers=H)).json()
-    assert ids[1] in [r["id"] for r in unfiltered["results"]]  # reached as a neighbour
+    assert ids[1] in [r["id"] for r in unfiltered["results"]]
     for narrowing in (
         {"tags": "food"}, {"exclude_tags": "places"}, {"type": "Context"}, {"labels": "topic=bread"}
     ):  # fmt: skip

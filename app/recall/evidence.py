@@ -1,0 +1,125 @@
+"""Relevance: does a memory match the query on its own evidence, and does anything match at all?
+
+A memory's own evidence is what it shares with the query itself:
+- meaning: the cosine similarity of its vector to the query's (the best of the query with and
+  without the people it names, see names.py), and
+- words: how many of the query's keyword terms (BM25's tokens: stop words dropped, stemmed) its
+  content contains.
+
+The floor, per memory: a term in common, or similarity ≥ `relevance_floor`. The lifts a memory
+can get from elsewhere — a neighbouring turn that matched (context), a shared entity, a
+relationship, a name, a context hint — raise a memory that passes the floor; they never admit
+one that does not.
+
+The gate, per query: something must match strongly — similarity ≥ `relevance_gate`, at least
+two query terms in common, or every term of a one-term query. Otherwise nothing stored is
+about the query ("what is the capital of Peru?" asked of someone's chat history): recall returns
+no result and says `relevant: false`, so that a chat front-end injects nothing. Without a query
+vector (dense channel off or unavailable) a term in common is evidence enough.
+
+`relevance_floor=0` on a request turns both off (every candidate is shown, as before).
+
+Expansions (`expand_relations`, `expand_entities`) are not lifts: the caller asks for them, they
+come after the results and are marked `expanded`, and they start only from results that passed
+the floor and the gate, so an unrelated query expands nothing.
+"""
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from app.storage.vectors import VectorIndex
+from app.storage.vectors.bm25 import document_terms, query_terms
+
+STRONG_TERMS = 2  # query terms in common that make a match strong on words alone
+
+
+@dataclass(frozen=True)
+class Evidence:
+    similarity: float | None  # None: no vector to compare (dense channel off or unavailable)
+    terms: int  # query terms the memory's content contains
+    query_terms: int  # terms in the query
+
+
+@dataclass
+class QueryVectors:
+    """The vectors a query was embedded as: without the names (the dense channel's) and, when
+    names were taken out, the whole query."""
+
+    vectors: list[np.ndarray] = field(default_factory=list)
+
+    def add(self, vector: list[float] | None) -> None:
+        if vector is not None:
+            self.vectors.append(np.asarray(vector, dtype=np.float32))
+
+
+def terms_of(query: str) -> frozenset[int]:
+    """The query's keyword terms (BM25 token ids)."""
+    found = query_terms(query)
+    return frozenset(found.indices) if found else frozenset()
+
+
+def shared_terms(wanted: frozenset[int], content: str) -> int:
+    """How many of `wanted` the content contains."""
+    if not wanted or not content:
+        return 0
+    found = document_terms(content)
+    return len(wanted.intersection(found.indices)) if found else 0
+
+
+async def stored_vectors(vectors: VectorIndex, ids: Iterable[str]) -> dict[str, np.ndarray]:
+    """The dense vectors of these memories; {} if the index cannot be read (keywords decide)."""
+    wanted = list(ids)
+    if not wanted:
+        return {}
+    try:
+        records = await vectors.retrieve(wanted)
+    except Exception:  # the index is down: the caller already reports it as degraded
+        return {}
+    return {
+        memory_id: np.asarray(record.dense, dtype=np.float32)
+        for memory_id, record in records.items()
+        if record.dense is not None
+    }
+
+
+def similarity(query: QueryVectors, stored: np.ndarray | None, known: float | None) -> float | None:
+    """The best cosine of the memory to any of the query's vectors (`known`: the dense
+    channel's score, if it found the memory)."""
+    scores = [float(np.dot(v, stored)) for v in query.vectors] if stored is not None else []
+    if known is not None:
+        scores.append(known)
+    return max(scores) if scores else None
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    floor: float
+    gate: float
+
+    @property
+    def off(self) -> bool:
+        return self.floor <= 0
+
+
+def passes_floor(evidence: Evidence, limits: Thresholds) -> bool:
+    """A term in common, or a meaning close enough."""
+    if limits.off or evidence.terms > 0:
+        return True
+    return evidence.similarity is not None and evidence.similarity >= limits.floor
+
+
+def is_strong(evidence: Evidence, limits: Thresholds) -> bool:
+    """Strong enough to say the query is about something stored (the gate)."""
+    if limits.off:
+        return True
+    if evidence.similarity is None:
+        return evidence.terms > 0
+    if evidence.similarity >= limits.gate or evidence.terms >= STRONG_TERMS:
+        return True
+    return evidence.terms > 0 and evidence.terms == evidence.query_terms
+
+
+def any_strong(evidence: Mapping[str, Evidence], limits: Thresholds) -> bool:
+    return any(is_strong(e, limits) for e in evidence.values())
