@@ -9,6 +9,7 @@ from fastapi import FastAPI
 from app.config import Settings, get_settings
 from app.enrichment.router import router as entities_router
 from app.http_errors import install_error_handlers
+from app.lifecycle.router import router as lifecycle_router
 from app.mcp.http import mount_mcp
 from app.mcp.http import session_manager as mcp_session_manager
 from app.memories.router import router as memories_router
@@ -79,5 +80,6 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     app.include_router(ops_router)
     app.include_router(admin_router)
     app.include_router(backup_router)
+    app.include_router(lifecycle_router)
     mcp_server = mount_mcp(app)
     return app

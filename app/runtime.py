@@ -17,6 +17,7 @@ from app.jobs.queue import JobQueue, JobRunner
 from app.jobs.registry import job_kinds
 from app.jobs.schedule import enqueue_backlog, run_every
 from app.lifecycle.decay import LifecycleConfig, lifecycle_config
+from app.lifecycle.tasks import LifecycleScheduler, schedules
 from app.llm import LLMClient, create_llm_client
 from app.nlp import shutdown_pool
 from app.ops.embedding_model import adopt_embedding_model
@@ -48,6 +49,7 @@ class Runtime:
     classification_stats: ClassificationStats = field(default_factory=ClassificationStats)
     falkordb_server: EmbeddedFalkorDB | None = None
     runner: JobRunner | None = None
+    scheduler_running: bool = False
     background: list[asyncio.Task] = field(default_factory=list)
 
     @property
@@ -89,6 +91,11 @@ class Runtime:
             self.background.append(asyncio.create_task(schedule, name="sync-schedule"))
             retention = run_every(self.settings.sync_interval_s, self.enqueue_raw_retention)
             self.background.append(asyncio.create_task(retention, name="raw-retention"))
+        scheduler = LifecycleScheduler(self.jobs, schedules(self.settings))
+        if scheduler.plan:
+            ticks = run_every(self.settings.consolidation_tick_s, scheduler.tick)
+            self.background.append(asyncio.create_task(ticks, name="lifecycle-schedule"))
+            self.scheduler_running = True
 
     async def enqueue_raw_retention(self) -> str:
         return (await self.jobs.enqueue(RAW_RETENTION, ["scheduled"], {})).job_id

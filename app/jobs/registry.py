@@ -4,6 +4,7 @@ from app.config import Settings
 from app.enrichment.queueing import ENRICH
 from app.enrichment.tasks import enrich_job
 from app.jobs.queue import JobKind, RetryPolicy
+from app.lifecycle.tasks import LIFECYCLE, lifecycle_job
 from app.memories.tasks import EMBED, embed_job
 from app.ops.tasks import REEMBED, SYNC, reembed_job, sync_job
 from app.remember.tasks import (
@@ -37,6 +38,9 @@ def job_kinds(settings: Settings) -> dict[str, JobKind]:
     kinds[CONSOLIDATE] = JobKind(consolidate_job, retry=retry, timeout_s=600, heartbeat_s=beat)
     kinds[RAW_RETENTION] = JobKind(
         raw_retention_job, retry=retry, timeout_s=HOUR, heartbeat_s=beat, concurrency=1
+    )
+    kinds[LIFECYCLE] = JobKind(
+        lifecycle_job, retry=retry, timeout_s=6 * HOUR, heartbeat_s=beat, concurrency=1
     )
     if settings.enrichment_enabled:
         kinds[ENRICH] = JobKind(enrich_job, retry=retry, timeout_s=600, heartbeat_s=beat)

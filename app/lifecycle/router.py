@@ -1,0 +1,85 @@
+"""AutoMem's consolidation endpoints (admin key): start a run, read the schedules and history."""
+
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Body
+from pydantic import BaseModel, Field, field_validator
+
+from app.deps import AdminDep, RuntimeDep
+from app.lifecycle.runs import MODES
+from app.lifecycle.tasks import LifecycleScheduler, describe, enqueue_run, schedules
+from app.storage import lifecycle as store
+
+router = APIRouter(tags=["lifecycle"])
+
+AUTOMEM_TASKS = ("decay", "creative", "cluster", "forget", "identity")
+
+
+class ConsolidateRequest(BaseModel):
+    mode: str = Field("full", description="decay, creative, cluster, forget or full.")
+    dry_run: bool = Field(True, description="Report what would change, write nothing.")
+    user_id: str | None = Field(
+        None, max_length=200, description="Only this user's memories; null = everyone's."
+    )
+
+    @field_validator("mode", mode="before")
+    @classmethod
+    def _known_mode(cls, value: Any) -> str:
+        if not isinstance(value, str) or value not in MODES:
+            raise ValueError(f"must be one of {', '.join(MODES)}; got {value!r}")
+        return value
+
+
+class ConsolidateAccepted(BaseModel):
+    status: Literal["queued"] = "queued"
+    job_id: str = Field(description="Poll GET /admin/jobs/{job_id}; its result is the run.")
+    mode: str = Field(description="The mode that will run.")
+    dry_run: bool = Field(description="Whether it only reports.")
+    user_id: str | None = Field(None, description="The user it is limited to, if any.")
+
+
+class ConsolidationStatus(BaseModel):
+    status: Literal["success"] = "success"
+    next_runs: dict[str, str] = Field(
+        description="Per task: Due now, In N day(s), In N hour(s) or Disabled (AutoMem's)."
+    )
+    schedules: dict[str, dict[str, Any]] = Field(
+        description="Per task: interval_s (0 = off), last_slot_at, next_run_at (UTC)."
+    )
+    history: list[dict[str, Any]] = Field(description="The latest runs, newest first.")
+    thread_alive: bool = Field(description="Whether this process runs the scheduler.")
+    tick_seconds: float = Field(description="How often the scheduler looks for due tasks.")
+
+
+@router.post("/consolidate", status_code=202, response_model=ConsolidateAccepted)
+async def consolidate(
+    runtime: RuntimeDep,
+    _: AdminDep,
+    body: Annotated[ConsolidateRequest, Body()] = ConsolidateRequest(),
+) -> ConsolidateAccepted:
+    """Starts a consolidation run as a job (never inline: a store of any size answers at once).
+    The job's result is AutoMem's `consolidation` object; the run is also kept in the history."""
+    queued = await enqueue_run(runtime.jobs, body.mode, dry_run=body.dry_run, user_id=body.user_id)
+    return ConsolidateAccepted(
+        job_id=queued.job_id, mode=body.mode, dry_run=body.dry_run, user_id=body.user_id
+    )
+
+
+@router.get("/consolidate/status", response_model=ConsolidationStatus)
+async def consolidation_status(runtime: RuntimeDep, _: AdminDep) -> ConsolidationStatus:
+    """The next scheduled runs and the latest runs."""
+    settings = runtime.settings
+    plan = schedules(settings)
+    details = await LifecycleScheduler(runtime.jobs, plan).next_runs(plan)
+    now = datetime.now(UTC)
+    next_runs = dict.fromkeys(AUTOMEM_TASKS, "Disabled")
+    next_runs.update({task: describe(d["next_run_at"], now) for task, d in details.items()})
+    history = await store.run_history(runtime.stores.graph, settings.consolidation_history_limit)
+    return ConsolidationStatus(
+        next_runs=next_runs,
+        schedules=details,
+        history=history,
+        thread_alive=runtime.scheduler_running,
+        tick_seconds=settings.consolidation_tick_s,
+    )
