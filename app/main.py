@@ -13,6 +13,7 @@ from app.lifecycle.router import router as lifecycle_router
 from app.mcp.http import mount_mcp
 from app.mcp.http import session_manager as mcp_session_manager
 from app.memories.router import router as memories_router
+from app.openapi import install_openapi, operation_id
 from app.ops.admin import router as admin_router
 from app.ops.backup_router import router as backup_router
 from app.ops.router import router as ops_router
@@ -67,7 +68,10 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
         finally:
             await runtime.stop()
 
-    app = FastAPI(title="Engram", version="0.1.0", description=DESCRIPTION, lifespan=lifespan)
+    app = FastAPI(
+        title="Engram", version="0.1.0", description=DESCRIPTION, lifespan=lifespan,
+        generate_unique_id_function=operation_id,
+    )  # fmt: skip
     install_error_handlers(app)
     app.state.write_gate = WriteGate()
     app.add_middleware(WriteGateMiddleware, gate=app.state.write_gate)
@@ -82,4 +86,5 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     app.include_router(backup_router)
     app.include_router(lifecycle_router)
     mcp_server = mount_mcp(app)
+    install_openapi(app)
     return app

@@ -72,6 +72,36 @@ class JobReport(BaseModel):
     progress: dict[str, Any] | None = Field(None, description="Progress recorded while running.")
 
 
+class DeadLetter(BaseModel):
+    job_id: str = Field(description="The job.")
+    kind: str = Field(description="Its kind.")
+    ids: list[str] = Field(description="The memories it was for.")
+    payload: dict[str, Any] = Field(description="Its arguments.")
+    attempts: int = Field(description="Attempts made.")
+    max_attempts: int = Field(description="Attempts allowed.")
+    error: str | None = Field(None, description="The last error.")
+    traceback: str = Field(description="The end of the last traceback.")
+    history: list[Any] = Field(description="Earlier attempts' errors.")
+    dead_at: float = Field(description="When it gave up (Unix seconds).")
+
+
+class DeadLettersResponse(BaseModel):
+    status: Literal["success"] = "success"
+    dead: list[DeadLetter] = Field(description="Newest first; retry one with POST .../retry.")
+
+
+class TaskOut(BaseModel):
+    name: str = Field(description="The asyncio task's name.")
+    done: bool = Field(description="Finished.")
+    awaiting: list[str] = Field(description="Its await chain, outermost first.")
+
+
+class TasksResponse(BaseModel):
+    status: Literal["success"] = "success"
+    count: int = Field(description="Tasks listed.")
+    tasks: list[TaskOut] = Field(description="Every task of this process, by name.")
+
+
 class ReembedRequest(BaseModel):
     user_id: str | None = Field(None, description="Only this user's memories; null = everyone's.")
 
@@ -152,13 +182,13 @@ async def job_report(
     )
 
 
-@router.get("/admin/dead-letters")
+@router.get("/admin/dead-letters", response_model=DeadLettersResponse)
 async def dead_letters(runtime: RuntimeDep, _: AdminDep) -> dict[str, Any]:
     """Jobs that gave up, newest first, each with its last error."""
     return {"status": "success", "dead": await runtime.jobs.dead_letters()}
 
 
-@router.get("/admin/debug/tasks")
+@router.get("/admin/debug/tasks", response_model=TasksResponse)
 async def debug_tasks(_: AdminDep) -> dict[str, Any]:
     """Every asyncio task of this process with where it is waiting (to diagnose stuck jobs)."""
     tasks = []

@@ -8,6 +8,7 @@ from pydantic import BaseModel, Field
 from app.deps import RuntimeDep, ScopeDep
 from app.errors import BadRequest
 from app.memories.router import public
+from app.memories.schemas import MemoryOut
 from app.models import Memory
 from app.recall import context, service
 from app.recall import params as recall_params
@@ -20,12 +21,12 @@ SYSTEM_TAGS = ["system", "memory-recall"]
 
 class CoreResponse(BaseModel):
     status: Literal["success"] = "success"
-    sections: dict[str, list[dict[str, Any]]] = Field(
+    sections: dict[str, list[MemoryOut]] = Field(
         description="Pinned memories: Agent Identity, Agent Knowledge, Agent Instructions, "
         "User Facts, User Preferences."
     )
-    important: list[dict[str, Any]] = Field(description="The most important unpinned memories.")
-    recent: list[dict[str, Any]] = Field(description="Memories of the last 7 days.")
+    important: list[MemoryOut] = Field(description="The most important unpinned memories.")
+    recent: list[MemoryOut] = Field(description="Memories of the last 7 days.")
     count: int = Field(description="Memories in all three parts.")
 
 

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.deps import RuntimeDep, ScopeDep
 from app.errors import BadRequest
 from app.memories.router import public
+from app.memories.schemas import MemoryOut
 from app.models import to_iso
 from app.recall import params as recall_params
 from app.recall import service
@@ -85,7 +86,7 @@ class RecallItem(BaseModel):
         "state_replacement."
     )
     source: Literal["qdrant", "graph"] = Field(description="Where the candidate came from.")
-    memory: dict[str, Any] = Field(description="The memory, read from the graph.")
+    memory: MemoryOut = Field(description="The memory, read from the graph.")
     score_components: dict[str, float] = Field(description="Every term of the final score.")
     relations: list[dict[str, Any]] = Field(description="Related memories (expansions; none yet).")
     state_replaces: str | None = Field(None, description="The superseded memory this replaces.")

@@ -11,13 +11,25 @@ from app.memories.dependencies import MemoryIdDep
 from app.memories.service import get as get_memory
 from app.relations import service
 from app.relations.registry import DEFAULT_EXPAND, FILTERABLE, canonical
+from app.relations.schemas import (
+    ASSOCIATE_BODY,
+    AssociateBatchResponse,
+    AssociateResponse,
+    DissociateResponse,
+    RelatedResponse,
+)
 from app.storage import relations as edges
 
 router = APIRouter(tags=["relationships"])
 ASSOCIATE_EXAMPLE = {"memory1_id": "…", "memory2_id": "…", "type": "RELATES_TO", "strength": 0.5}
 
 
-@router.post("/associate", status_code=201)
+@router.post(
+    "/associate", status_code=201,
+    response_model=AssociateResponse | AssociateBatchResponse,
+    responses={207: {"model": AssociateBatchResponse, "description": "Some items failed."}},
+    openapi_extra=ASSOCIATE_BODY,
+)  # fmt: skip
 async def associate(
     stores: StoresDep, scope: ScopeDep, principal: PrincipalDep,
     body: Annotated[dict[str, Any], Body(examples=[ASSOCIATE_EXAMPLE])],
@@ -55,7 +67,7 @@ def _batch_response(result: service.BatchResult) -> JSONResponse:
     return JSONResponse(content, status_code=201 if not failed else 207)
 
 
-@router.delete("/associate")
+@router.delete("/associate", response_model=DissociateResponse)
 async def dissociate(
     stores: StoresDep, scope: ScopeDep,
     body: Annotated[dict[str, Any], Body(examples=[ASSOCIATE_EXAMPLE])],
@@ -67,7 +79,7 @@ async def dissociate(
     return {"status": "success", "relation_type": item.type, "deleted": 1}
 
 
-@router.get("/memories/{memory_id}/related")
+@router.get("/memories/{memory_id}/related", response_model=RelatedResponse)
 async def related(
     memory_id: MemoryIdDep,
     stores: StoresDep,
