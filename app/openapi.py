@@ -200,6 +200,10 @@ def _describe(operation: dict[str, Any], route: APIRoute) -> None:
     calls = set(_calls(route.dependant))
     responses = operation.setdefault("responses", {})
     responses.pop("422", None)
+    for response in responses.values():
+        for media_type, content in response.get("content", {}).items():
+            if not media_type.endswith("json") and not content.get("schema"):
+                content["schema"] = {"type": "string", "format": "binary"}
     security = _security(calls)
     if security:
         operation["security"] = security

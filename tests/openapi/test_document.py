@@ -1,5 +1,7 @@
 """The OpenAPI document: served, and every field a client sees is described."""
 
+import json
+
 import httpx
 
 
@@ -44,19 +46,47 @@ async def test_post_recall_documents_its_body(app_client: httpx.AsyncClient):
     assert all(field.get("description") for field in properties.values())
 
 
+TYPED = {
+    "POST /memory": "store_memory",
+    "GET /memory/{memory_id}": "get_memory",
+    "PATCH /memory/{memory_id}": "update_memory",
+    "DELETE /memory/{memory_id}": "delete_memory",
+    "GET /recall": "recall",
+    "POST /recall": "recall_post",
+    "POST /recall/context": "recall_context",
+    "GET /core": "get_core",
+    "POST /associate": "associate",
+    "GET /memories/{memory_id}/related": "get_related",
+    "POST /remember": "remember",
+    "GET /remember/jobs/{job_id}": "get_remember_job",
+    "GET /admin/jobs/{job_id}": "get_job",
+    "GET /admin/dead-letters": "list_dead_letters",
+    "GET /health": "get_health",
+}
+
+
 async def test_operation_ids_are_short_and_stable(app_client: httpx.AsyncClient):
     spec = (await app_client.get("/openapi.json")).json()
     ids = {name: op["operationId"] for name, op in operations(spec)}
-    assert len(set(ids.values())) == len(ids)
-    assert {
-        ids["POST /memory"], ids["GET /memory/{memory_id}"], ids["PATCH /memory/{memory_id}"],
-        ids["GET /recall"], ids["POST /recall"], ids["POST /remember"],
-        ids["GET /remember/jobs/{job_id}"], ids["GET /admin/dead-letters"],
-    } == {
-        "store_memory", "get_memory", "update_memory", "recall", "recall_post", "remember",
-        "get_remember_job", "list_dead_letters",
-    }  # fmt: skip
-    assert all(len(op_id) <= 30 and op_id.isidentifier() for op_id in ids.values())
+    assert {name: ids[name] for name in TYPED} == TYPED
+
+
+async def test_answers_are_typed_and_errors_use_the_envelope(app_client: httpx.AsyncClient):
+    spec = (await app_client.get("/openapi.json")).json()
+    error = {"$ref": "#/components/schemas/ErrorResponse"}
+    every = dict(operations(spec))
+    for name in TYPED:
+        responses = every[name]["responses"]
+        assert "422" not in responses, name
+        for status, response in responses.items():
+            schema = response["content"]["application/json"]["schema"]
+            if status >= "400":
+                assert schema == error, name
+            else:
+                assert "$ref" in schema or "anyOf" in schema, f"{name} {status}: untyped"
+    assert "422" not in json.dumps(spec["paths"])
+    recall_item = spec["components"]["schemas"]["RecallItem"]["properties"]["memory"]
+    assert recall_item == {**recall_item, "$ref": "#/components/schemas/MemoryOut"}
 
 
 async def test_keys_and_errors_are_declared(app_client: httpx.AsyncClient):
@@ -64,24 +94,23 @@ async def test_keys_and_errors_are_declared(app_client: httpx.AsyncClient):
     schemes = spec["components"]["securitySchemes"]
     assert schemes["bearerAuth"] == {**schemes["bearerAuth"], "type": "http", "scheme": "bearer"}
     assert schemes["apiKeyAuth"] == {"type": "apiKey", "in": "header", "name": "X-API-Key"}
-    error = {"$ref": "#/components/schemas/ErrorResponse"}
-    for name, op in operations(spec):
-        responses = op["responses"]
-        assert "422" not in responses, name
-        for status, response in responses.items():
-            schema = response.get("content", {}).get("application/json", {}).get("schema")
-            assert schema, f"{name} {status} has no schema"
-            if status >= "400":
-                assert schema == error, name
-    memory = dict(operations(spec))["GET /memory/{memory_id}"]
+    every = dict(operations(spec))
+    memory = every["GET /memory/{memory_id}"]
     assert {"200", "400", "401", "403", "404", "503"} == set(memory["responses"])
     assert memory["security"] == [{"bearerAuth": []}, {"apiKeyAuth": []}]
-    update = dict(operations(spec))["PATCH /memory/{memory_id}"]
-    assert "409" in update["responses"]
-    remember = dict(operations(spec))["POST /remember"]
-    assert {"413", "429"} <= set(remember["responses"])
-    health = dict(operations(spec))["GET /health"]
+    assert "409" in every["PATCH /memory/{memory_id}"]["responses"]
+    assert {"413", "429"} <= set(every["POST /remember"]["responses"])
+    health = every["GET /health"]
     assert set(health["responses"]) == {"200", "401"} and {} in health["security"]
+
+
+async def test_get_recall_declares_every_parameter_of_the_body(app_client: httpx.AsyncClient):
+    spec = (await app_client.get("/openapi.json")).json()
+    get = dict(operations(spec))["GET /recall"]
+    declared = {p["name"] for p in get["parameters"] if p["in"] == "query"}
+    body = spec["components"]["schemas"]["RecallRequest"]["properties"]
+    assert set(body) <= declared
+    assert all(p.get("description") for p in get["parameters"])
 
 
 async def test_declared_statuses_are_what_the_service_answers(app_client: httpx.AsyncClient):
