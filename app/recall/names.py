@@ -15,7 +15,8 @@ import re
 WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 NAME = re.compile(r"[A-Z][a-z]+")
 POSSESSIVE = re.compile(r"['’]s$")
-SENTENCE_END = re.compile(r"[.!?:;]\s*$")
+SENTENCE_ENDS = frozenset(".!?:;")
+MAX_NAMES = 20  # a question names a few people; a pasted text must not make the work grow
 NOT_NAMES = frozenset((
     "january", "february", "march", "april", "may", "june", "july", "august", "september",
     "october", "november", "december",
@@ -24,18 +25,27 @@ NOT_NAMES = frozenset((
 
 
 def query_names(query: str) -> list[str]:
-    """The names in a query, in order, each once."""
+    """The names in a query, in order, each once (at most MAX_NAMES).
+
+    One pass over the words: whether a word opens a sentence is read from the characters
+    between it and the word before, so the work grows with the query's length, not its square.
+    """
     names: list[str] = []
+    seen: set[str] = set()
+    previous_end = 0
     for match in WORD.finditer(query):
         token = match.group()
         word = POSSESSIVE.sub("", token)
-        starts_sentence = not query[: match.start()].strip() or bool(
-            SENTENCE_END.search(query[: match.start()])
-        )
-        if starts_sentence and word == token:
+        gap = query[previous_end : match.start()].rstrip()
+        opens = gap[-1] in SENTENCE_ENDS if gap else previous_end == 0
+        previous_end = match.end()
+        if opens and word == token:
             continue  # "What", "Did", … : capitalised because they open the sentence
-        if NAME.fullmatch(word) and word.lower() not in NOT_NAMES and word not in names:
+        if NAME.fullmatch(word) and word.lower() not in NOT_NAMES and word not in seen:
             names.append(word)
+            seen.add(word)
+            if len(names) == MAX_NAMES:
+                break
     return names
 
 

@@ -11,12 +11,18 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from app.errors import BadRequest
+from app.errors import BadRequest, PayloadTooLarge
 from app.memories.fields import parse_embedding, parse_time
 from app.recall.hints import context_priority, language_of
 from app.recall.rank import ContextPriority
 
 MAX_LIMIT = 100
+# Every input is bounded, so that one request cannot hold the service (docs/recall.md, Limits).
+MAX_QUERY_CHARS = 4096  # a question or a chat message; embedding reads its first 256 tokens
+MAX_QUERIES = 10  # `queries`
+MAX_ITEMS = 50  # tags, exclude_tags, context_tags, types, layers, roles, labels, channels
+MAX_ITEM_CHARS = 256  # each of those, and time_query, language, active_path, context
+MAX_IDS = MAX_LIMIT  # priority_ids
 TRUE = {"1", "true", "yes", "y", "on"}
 FALSE = {"0", "false", "no", "off", "n"}
 SORTS = {"score", "time_desc", "time_asc", "updated_desc", "updated_asc"}
@@ -153,8 +159,9 @@ def parse(raw: dict[str, Any]) -> RecallParams:
     """RecallParams from query parameters or a JSON body (already a dict)."""
     data = normalise(raw)
     params = RecallParams()
-    params.query = str(_last(data.get("query")) or "").strip()
-    params.queries = _flat(data.get("queries"))
+    params.query = _query(data.get("query"))
+    params.queries = [_query(q, "queries") for q in _flat(data.get("queries"))]
+    _bounded(data)
     params.limit = _int(data.get("limit"), 5, 1, MAX_LIMIT)
     sort = str(_last(data.get("sort")) or "score").lower()
     params.sort = sort if sort in SORTS else "score"
@@ -206,6 +213,37 @@ def _hints(params: RecallParams, data: dict[str, Any]) -> None:
         raise BadRequest(f"Invalid 'context_types': {exc}") from None
     params.priority_ids = list(dict.fromkeys(_flat(data.get("priority_ids"))))[:MAX_LIMIT]
     params.scope_fallback = _bool(data.get("scope_fallback"), False)
+
+
+def _query(value: Any, name: str = "query") -> str:
+    text = str(_last(value) or "").strip()
+    if len(text) > MAX_QUERY_CHARS:
+        raise PayloadTooLarge(
+            f"'{name}' is too long: {len(text)} characters; the limit is {MAX_QUERY_CHARS}"
+        )
+    return text
+
+
+LISTS = ("queries", "tags", "exclude_tags", "context_tags", "context_types", "type", "types",
+         "layer", "role", "labels", "channels", "priority_ids")  # fmt: skip
+TEXTS = ("time_query", "language", "active_path", "context", "tag_mode", "tag_match", "sort",
+         "state_mode", "recency_bias")  # fmt: skip
+
+
+def _bounded(data: dict[str, Any]) -> None:
+    """400 naming the limit for a list with too many items, or an item or text too long."""
+    for name in LISTS:
+        value = data.get(name)
+        items = [f"{k}={v}" for k, v in value.items()] if isinstance(value, dict) else _flat(value)
+        limit = {"queries": MAX_QUERIES, "priority_ids": MAX_IDS}.get(name, MAX_ITEMS)
+        if len(items) > limit:
+            raise BadRequest(f"Too many '{name}': {len(items)}; the limit is {limit}")
+        longest = max((len(str(item)) for item in items), default=0)
+        if name != "queries" and longest > MAX_ITEM_CHARS:
+            raise BadRequest(f"An item of '{name}' is too long; the limit is {MAX_ITEM_CHARS}")
+    for name in TEXTS:
+        if len(str(_last(data.get(name)) or "")) > MAX_ITEM_CHARS:
+            raise BadRequest(f"'{name}' is too long; the limit is {MAX_ITEM_CHARS} characters")
 
 
 def _choice(value: Any, allowed: tuple[str, ...], default: str) -> str:

@@ -313,13 +313,13 @@ async def _candidates(
     asked = {params.query, *params.queries}  # the rest of `queries` are auto_decompose's
     pool = _Pool()
     for query in queries or [""]:
-        dense_query = _dense_query(query, config)
+        dense_query, terms = await _prepared(query, config)
         run = await run_channels(
             stores, embedder, query=query, vector=params.embedding, flt=flt,
             channels=params.channels, fetch=fetch, dense_query=dense_query,
         )  # fmt: skip
         pool.vectors.setdefault(query, evidence.QueryVectors()).add(run.vector)
-        pool.terms[query] = evidence.terms_of(query)
+        pool.terms[query] = terms
         if dense_query and run.vector is not None:  # the names' meaning counts as evidence too
             pool.whole[query] = asyncio.create_task(embedder.embed_query(query))
         pool.degraded |= run.degraded
@@ -365,6 +365,19 @@ async def _expansions(
             for memory, scored, seed, entity in found
         ]
     return hits
+
+
+LONG_QUERY = 256  # characters; a longer query is prepared on a thread
+
+
+async def _prepared(query: str, config: RecallConfig) -> tuple[str | None, frozenset[int]]:
+    """The query's dense text (see _dense_query) and keyword terms; a long query's on a thread,
+    so that the event loop stays free for other requests."""
+
+    def prepare() -> tuple[str | None, frozenset[int]]:
+        return _dense_query(query, config), evidence.terms_of(query)
+
+    return await asyncio.to_thread(prepare) if len(query) > LONG_QUERY else prepare()
 
 
 def _dense_query(query: str, config: RecallConfig) -> str | None:
