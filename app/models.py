@@ -104,6 +104,8 @@ class Memory(BaseModel):
     archived: bool = False
     archived_at: str | None = None
     protected: bool = False  # never archived or deleted by forgetting
+    consolidated_into: str | None = None  # the cluster summary that SUMMARIZES this memory
+    cluster_summary: bool = False  # written by clustering (app/lifecycle/cluster.py)
     embedding_status: Status = Status.PENDING
     enrichment_status: Status = Status.PENDING
     source: dict[str, Any] = Field(default_factory=dict)

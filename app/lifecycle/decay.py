@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from app.config import Settings
+from app.lifecycle.cluster import ClusterConfig
 from app.lifecycle.policy import ForgetPolicy, decide
 from app.lifecycle.relevance import DEFAULT_HALF_LIVES, Facts, RelevanceConfig, relevance
 from app.lifecycle.ttl import ttl_table
@@ -36,6 +37,7 @@ class LifecycleConfig:
     relevance: RelevanceConfig = field(default_factory=RelevanceConfig)
     policy: ForgetPolicy = field(default_factory=ForgetPolicy)
     ttl_days: dict[str, float] = field(default_factory=dict)
+    cluster: ClusterConfig = field(default_factory=ClusterConfig)
 
 
 def lifecycle_config(settings: Settings) -> LifecycleConfig:
@@ -54,6 +56,11 @@ def lifecycle_config(settings: Settings) -> LifecycleConfig:
         ),
         ttl_days=ttl_table(
             settings.ttl_event_days, settings.ttl_habit_days, settings.ttl_context_days
+        ),
+        cluster=ClusterConfig(
+            similarity=settings.cluster_similarity,
+            min_size=settings.cluster_min_size,
+            window_days=settings.cluster_window_days,
         ),
     )
 

@@ -21,6 +21,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
+from app.lifecycle.cluster import run_clustering
 from app.lifecycle.decay import run_pass
 from app.models import to_iso, utc_now
 from app.storage import Stores
@@ -70,7 +71,7 @@ async def _step(
         return await run_pass(deps.stores, config, now, forget=step == "forget",
                               user_id=user_id, dry_run=dry_run)  # fmt: skip
     if step == "cluster":
-        return {"skipped": "clustering is not built yet"}
+        return await run_clustering(deps, config.cluster, now, user_id=user_id, dry_run=dry_run)
     return {"skipped": "similar memories are linked by enrichment (SIMILAR_TO)", "links": 0}
 
 

@@ -133,6 +133,10 @@ class MemoryOut(BaseModel):
     archived: bool = Field(description="Archived (by forgetting, or by PATCH); hidden.")
     archived_at: str | None = Field(None, description="When it was archived (UTC).")
     protected: bool = Field(False, description="Exempt from forgetting.")
+    consolidated_into: str | None = Field(
+        None, description="The cluster summary that summarises this memory (SUMMARIZES)."
+    )
+    cluster_summary: bool = Field(False, description="A summary written by clustering.")
     embedding_status: Status = Field(description="pending / done / failed — never faked.")
     enrichment_status: Status = Field(description="pending / done / failed.")
     source: dict[str, Any] = Field(description="Provenance: created_by, session_id, chat_id…")

@@ -38,6 +38,7 @@ REGISTRY: dict[str, RelationType] = {
         ),
         RelationType("MENTIONS", False),
         RelationType("SUPERSEDES", False),
+        RelationType("SUMMARIZES", False),  # a cluster summary to each of its members
     )
 }
 AUTHORABLE = tuple(name for name, t in REGISTRY.items() if t.authorable)

@@ -125,3 +125,65 @@ async def run_history(graph: GraphStore, limit: int) -> list[dict[str, Any]]:
 async def last_runs(graph: GraphStore) -> dict[str, str]:
     """task -> start time of its newest successful, non-dry run."""
     return {row[0]: row[1] for row in await graph.ro_query(LAST_RUNS)}
+
+
+# Clustering: recent, embedded, live memories that are not summaries themselves.
+CLUSTER_CANDIDATES = """
+MATCH (m:Memory) WHERE ($user_id IS NULL OR m.user_id = $user_id) AND m.created_at >= $since
+  AND NOT coalesce(m.archived, false) AND m.layer <> 'raw'
+  AND NOT coalesce(m.cluster_summary, false) AND m.embedding_status = 'done'
+RETURN m.id, m.user_id, m.agent_id ORDER BY m.user_id, m.id LIMIT $limit
+"""
+# The live summaries of any of these memories, with all of their members.
+SUMMARIES_OF = """
+MATCH (s:Memory)-[:SUMMARIZES]->(m:Memory)
+WHERE m.id IN $ids AND m.user_id = $user_id AND s.user_id = $user_id
+WITH DISTINCT s
+MATCH (s)-[:SUMMARIZES]->(x:Memory)
+RETURN s.id, collect(x.id)
+"""
+LINK_SUMMARY = """
+MATCH (s:Memory {id: $summary}) WHERE s.user_id = $user_id
+UNWIND $members AS member
+MATCH (m:Memory {id: member}) WHERE m.user_id = $user_id
+MERGE (s)-[r:SUMMARIZES]->(m) SET r.strength = 1.0, r.updated_at = $now
+SET m.consolidated_into = s.id
+RETURN count(r)
+"""
+MEMBER_CONTENTS = """
+MATCH (m:Memory) WHERE m.id IN $ids AND m.user_id = $user_id
+RETURN m.id, m.content, m.created_at, m.importance, m.tags ORDER BY m.created_at, m.id
+"""
+
+
+async def cluster_candidates(
+    graph: GraphStore, *, since: str, user_id: str | None, limit: int
+) -> list[tuple[str, str, str | None]]:
+    """(id, user_id, agent_id) of memories clustering may group."""
+    params = {"since": since, "user_id": user_id, "limit": limit}
+    return [(r[0], r[1], r[2]) for r in await graph.ro_query(CLUSTER_CANDIDATES, params)]
+
+
+async def summaries_of(
+    graph: GraphStore, user_id: str, memory_ids: Sequence[str]
+) -> dict[str, set[str]]:
+    """summary id -> its members, for every summary of any of the memories."""
+    rows = await graph.ro_query(SUMMARIES_OF, {"ids": list(memory_ids), "user_id": user_id})
+    return {row[0]: set(row[1]) for row in rows}
+
+
+async def link_summary(
+    graph: GraphStore, user_id: str, summary_id: str, members: Sequence[str], now: str
+) -> None:
+    """SUMMARIZES from the summary to each member; members are marked `consolidated_into`."""
+    params = {"summary": summary_id, "members": list(members), "user_id": user_id, "now": now}
+    await graph.query(LINK_SUMMARY, params)
+
+
+async def member_contents(
+    graph: GraphStore, user_id: str, memory_ids: Sequence[str]
+) -> list[dict[str, Any]]:
+    """Members' id, content, created_at, importance and tags, oldest first."""
+    rows = await graph.ro_query(MEMBER_CONTENTS, {"ids": list(memory_ids), "user_id": user_id})
+    keys = ("id", "content", "created_at", "importance", "tags")
+    return [dict(zip(keys, row, strict=True)) for row in rows]
