@@ -1,4 +1,4 @@
-"""Clustering over the real stores: one summary per cluster, scopes kept apart, re-runs idempotent."""
+"""Clustering over the real stores: a summary per cluster, scopes apart, idempotent re-runs."""
 
 import httpx
 
