@@ -16,6 +16,7 @@ from app.memories.router import router as memories_router
 from app.openapi import install_openapi, operation_id
 from app.ops.admin import router as admin_router
 from app.ops.backup_router import router as backup_router
+from app.ops.erase_router import router as erase_router
 from app.ops.router import router as ops_router
 from app.ops.write_gate import WriteGate, WriteGateMiddleware
 from app.recall.core_router import router as core_router
@@ -85,6 +86,7 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     app.include_router(admin_router)
     app.include_router(backup_router)
     app.include_router(lifecycle_router)
+    app.include_router(erase_router)
     mcp_server = mount_mcp(app)
     install_openapi(app)
     return app

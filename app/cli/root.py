@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from app.cli import backup, status
+from app.cli import backup, erase, status
 from app.cli.context import Options
 from app.cli.errors import exits_on_error
 
@@ -97,6 +97,7 @@ def command(name: str, function: Callable[..., None]) -> None:
 command("status", status.status)
 command("backup", backup.backup)
 command("restore", backup.restore)
+command("erase", erase.erase)
 
 
 def main() -> None:

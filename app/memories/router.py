@@ -23,7 +23,8 @@ from app.memories.schemas import (
     StoreResponse,
     UpdateResponse,
 )
-from app.models import Memory
+from app.models import Memory, to_iso, utc_now
+from app.ops.erase import erase_memory
 
 router = APIRouter(tags=["memories"])
 
@@ -149,9 +150,19 @@ async def update_memory(
 
 @router.delete("/memory/{memory_id}", response_model=DeleteResponse)
 async def delete_memory(
-    memory_id: MemoryIdDep, stores: StoresDep, scope: ScopeDep, principal: PrincipalDep
-) -> DeleteResponse:
-    """Deletes a memory from every read; a tombstone and the final revision remain."""
+    memory_id: MemoryIdDep, stores: StoresDep, scope: ScopeDep, principal: PrincipalDep,
+    erase: bool = False,
+) -> DeleteResponse:  # fmt: skip
+    """Deletes a memory from every read; a tombstone and the final revision remain.
+
+    `erase=true` removes its content everywhere instead (every revision, the vector, entities
+    and summaries derived from it): only a tombstone of ids, times and the content hash stays.
+    """
+    if erase:
+        report = await erase_memory(stores, memory_id, actor=principal.actor, scope=scope)
+        return DeleteResponse(
+            memory_id=memory_id, deleted_at=to_iso(utc_now()), erased_ids=report.erased
+        )
     deleted_at = await service.delete(
         stores=stores, scope=scope, actor=principal.actor, memory_id=memory_id
     )

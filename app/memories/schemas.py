@@ -198,6 +198,9 @@ class DeleteResponse(BaseModel):
     status: Literal["success"] = "success"
     memory_id: str = Field(description="The deleted memory's id.")
     deleted_at: str = Field(description="When (UTC). A tombstone and the final revision remain.")
+    erased_ids: list[str] | None = Field(
+        None, description="With erase=true: the memories erased (it and summaries derived from it)."
+    )
 
 
 class ByTagResponse(BaseModel):
@@ -217,7 +220,9 @@ class DeleteByTagResponse(BaseModel):
 
 
 class HistoryEvent(BaseModel):
-    action: Literal["create", "update", "delete"] = Field(description="What happened.")
+    action: Literal["create", "update", "delete", "erase"] = Field(
+        description="What happened (erase: the content was removed everywhere)."
+    )
     version: int = Field(description="The version it produced (delete: the last version).")
     actor: str = Field(description="Who did it.")
     at: str = Field(description="When (UTC).")

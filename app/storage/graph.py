@@ -362,6 +362,15 @@ class GraphStore:
         """GRAPH.DELETE: this graph, its indexes included."""
         await self._run_command(self._graph.delete)
 
+    async def rewrite_log(self) -> bool:
+        """BGREWRITEAOF: the append-only file is rewritten from the data as it is now, so what
+        was deleted leaves the disk too. False if the server refused (e.g. one already runs)."""
+        try:
+            await self._db.connection.bgrewriteaof()
+        except (RedisError, OSError):
+            return False
+        return True
+
     async def _run_command(self, method: Any, *args: Any) -> Any:
         try:
             return await method(*args)

@@ -25,10 +25,12 @@ class LiveServer:
     url: str
     settings: Settings
 
-    def run(self, *args: str, admin_key: str | None = ADMIN_KEY) -> Result:
-        """`engram <args>` against this server."""
+    def run(
+        self, *args: str, admin_key: str | None = ADMIN_KEY, input: str | None = None
+    ) -> Result:
+        """`engram <args>` against this server (`input`: what the operator types)."""
         env = {"ENGRAM_URL": self.url, "ENGRAM_ADMIN_KEY": admin_key or ""}
-        return CliRunner().invoke(cli, list(args), env=env)
+        return CliRunner().invoke(cli, list(args), env=env, input=input)
 
 
 class _ServerThread:
