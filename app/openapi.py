@@ -42,6 +42,9 @@ RAISES: dict[str, set[int]] = {
     "associate": {404},
     "dissociate": {404},
     "remember": {413, 429},
+    "backup": {400},
+    "restore": {400, 409, 413},
+    "erase_any_memory": {404},
 }
 
 # Statuses a route never answers although its dependencies could (health is always 200).
