@@ -11,8 +11,8 @@ latency) and for the session's consolidation.
 Reported per half and overall:
 - facts found: the expected keywords appear in one memory of the top 5 of `/recall` for the
   scenario's question;
-- updates superseded: no current memory holds the old value (without the new one) and a current
-  memory holds the new value;
+- updates superseded: no current memory holds the old value (without the new one, and without
+  saying that it ended: "User is no longer vegan") and a current memory holds the new value;
 - duplicates: current memories beyond the first, per layer, holding a repeated fact;
 - false memories: current memories holding a distractor's keywords (a fact stored about another
   person, holding one of its `unless` words, is fine);
@@ -26,6 +26,7 @@ Usage: .venv/bin/python bench/remember_quality.py [--split dev|held_out|all] [--
 import argparse
 import json
 import logging
+import re
 import sys
 import time
 from dataclasses import dataclass, field
@@ -55,6 +56,13 @@ MEMORIES = """
 MATCH (m:Memory) WHERE m.user_id = $user_id
 RETURN m.content, m.layer, m.t_invalid, m.role
 """
+# A memory that says the old value ended ("User is no longer vegan", "User sold the Civic")
+# mentions it without holding it as current.
+ENDING = re.compile(
+    r"\b(?:no longer|not|n't|quit|stopped|gave up|sold|died|passed away|broke up|moved from|"
+    r"switched from|migrated from|left|ex)\b",
+    re.I,
+)
 CONSOLIDATED = """
 MATCH (s:Session {user_id: $user_id, session_id: $session_id}) RETURN s.consolidated_at
 """
@@ -192,7 +200,8 @@ def score(bench: Bench, http: httpx.Client, user: str, conv: dict, show: bool) -
     for update in conv.get("updates") or []:
         tally.updates += 1
         old, new = update["old"], update["new"]
-        stale = [m.content for m in current if holds(m.content, old) and not holds(m.content, new)]
+        stale = [m.content for m in current if holds(m.content, old)
+                 and not holds(m.content, new) and not ENDING.search(m.content)]  # fmt: skip
         fresh = any(holds(m.content, update["new"]) for m in current)
         if not stale and fresh:
             tally.superseded += 1

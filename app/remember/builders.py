@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from spacy.tokens import Span
 
 from app.models import MemoryType
+from app.remember.attributes import slot_for
 from app.remember.clauses import Clause, is_person_entity, tagged
 from app.remember.dates import NUMBER_WORDS
 from app.remember.facts import ASSISTANT, ExtractedFact
@@ -317,7 +318,7 @@ def like_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
         verb_phrase = third_person_verb(verb)
         polarity = "dislikes" if verb in NEGATIVE_LIKES or "stand" in verb else "likes"
     content = f"{c.name} {verb_phrase} {value}"
-    return make_fact(c, LIKING, content, slot=f"likes:{slot_key(value)}", value=polarity)
+    return make_fact(c, LIKING, content, slot=slot_for("likes", value), value=polarity)
 
 
 PLAN_TTL_DAYS = 90.0

@@ -59,8 +59,22 @@ class Clause:
         return "User" if self.subject == USER else "Assistant"
 
 
+# Asides that look conditional but state nothing hypothetical ("I'm a Java dev, if that helps").
+ASIDES = re.compile(
+    r",?\s*\bif\s+(?:that|it|this)\s+(?:matters|helps|makes\s+sense)\b|\bif\s+you\s+"
+    r"(?:must\s+know|need\s+to\s+know|(?:are|'re)\s+wondering)\b",
+    re.I,
+)
+# A short request tagged on after a statement: "…next Friday, remind me?".
+TAG_QUESTION = re.compile(r"[,;–—-]\s*(?P<tail>[^,;–—?-]{1,30})\?\s*$")
+
+
 def is_statement(sentence: str) -> bool:
     """False for questions, hypotheticals, hedges and reported speech."""
+    sentence = ASIDES.sub("", sentence)
+    tag = TAG_QUESTION.search(sentence)
+    if tag and len(tag["tail"].split()) <= 3 and not re.search(r"\bI\b", tag["tail"]):
+        sentence = sentence[: tag.start()]
     return not (
         "?" in sentence or HYPOTHETICAL_OR_HEDGED.search(sentence) or REPORTED.search(sentence)
     )

@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from app.models import utc_now
+from app.remember import attributes
 from app.remember.facts import ASSISTANT, USER, Turn
 from app.remember.rules import extract_facts_by_rules
 from app.remember.values import slot_key
@@ -106,16 +107,19 @@ def parse_claim(text: str) -> Claim | None:
     role, sentence = to_first_person(text)
     facts = extract_facts_by_rules([Turn(role, sentence, utc_now())])
     found = next((f for f in facts if f.slot and f.value), None)
-    return Claim(found.subject, found.slot, slot_key(found.value)) if found else None
+    if found is None:
+        return None
+    value = found.value if found.value == attributes.ENDED else slot_key(found.value or "")
+    return Claim(found.subject, found.slot or "", value)
 
 
 def contradicts_by_rules(old: str, new: str) -> bool:
-    """True when both fill the same single-valued slot of the same subject with different values."""
+    """True when the new fact supersedes the old one: the same subject, and the same slot with
+    another value, or an ending of it (see app/remember/attributes.py)."""
     before, after = parse_claim(old), parse_claim(new)
-    if before is None or after is None:
+    if before is None or after is None or before.subject != after.subject:
         return False
-    same_slot = before.subject == after.subject and before.slot == after.slot
-    return same_slot and is_single_valued(before.slot) and before.value != after.value
+    return attributes.supersedes(after.slot, after.value, before.slot, before.value)
 
 
 async def contradicts_by_llm(

@@ -28,6 +28,7 @@ from app.memories.schemas import MemoryCreate, SourceIn
 from app.memories.service import build_memory, mirror_update, store_memories
 from app.models import Layer, Memory, to_iso, utc_now
 from app.nlp import run_nlp
+from app.remember import attributes
 from app.remember.contradiction import contradicts_by_llm, contradicts_by_rules
 from app.remember.facts import ASSISTANT, ExtractedFact, Turn, filter_by_attribution
 from app.remember.llm_extract import extract_facts_with_llm
@@ -41,6 +42,7 @@ log = logging.getLogger(__name__)
 
 ACTOR = "remember"
 CONTRADICTION_CANDIDATES = 5
+REINFORCEMENT = 0.05  # confidence a repeat adds
 
 
 @dataclass
@@ -86,6 +88,7 @@ class Outcome:
     stored: list[str] = field(default_factory=list)
     duplicates: int = 0
     superseded: list[dict[str, str]] = field(default_factory=list)
+    reinforced: int = 0
     dropped_by_attribution: int = 0
     llm_error: str | None = None
 
@@ -193,7 +196,9 @@ def _provenance(fact: ExtractedFact, said_at: datetime) -> dict[str, Any]:
         "event_time": to_iso(fact.event_time) if fact.event_time else None,
     }
     if fact.slot:
-        found.update(slot=fact.slot, value=fact.value)
+        attribute = attributes.attribute_name(fact.slot)
+        found.update(slot=fact.slot, value=fact.value, attribute=attribute,
+                     cardinality=attributes.cardinality(fact.slot))  # fmt: skip
     return {"remember": {k: v for k, v in found.items() if v is not None}}
 
 
@@ -206,42 +211,86 @@ async def _remember_one(
     if await sessions.raw_with_hash(graph, talk.user_id, memory.agent_id, memory.content_hash):
         outcome.duplicates += 1
         return
-    if await _near_raw_duplicate(deps, scope, vector):
+    value, related = _value_of(memory), await _slot_related(deps, scope, memory)
+    same = [m for m in related if attributes.same_fact(memory.slot, value, m.slot, _value_of(m))]
+    replaced = [m for m in related if m not in same and memory.slot
+                and attributes.supersedes(memory.slot, value, m.slot, _value_of(m))]  # fmt: skip
+    near = [] if (same or replaced) else await _near_raw_duplicate(deps, scope, vector)
+    if same or near:
+        await _reinforce(deps, scope, same or near, memory)
         outcome.duplicates += 1
+        outcome.reinforced += len(same or near)
         return
-    candidates = await _contradiction_candidates(deps, scope, memory, vector)
+    candidates = await _contradiction_candidates(deps, scope, vector) if deps.llm else []
     await store_memories(
         stores=deps.stores, scope=scope, actor=ACTOR, memories=[memory],
         vectors={memory.id: vector},
     )  # fmt: skip
     outcome.stored.append(memory.id)
+    for old in replaced:
+        if await _supersede(deps, scope, old, memory):
+            outcome.superseded.append({"old": old.id, "new": memory.id})
     for old in candidates:
+        if old.id in {m.id for m in replaced}:
+            continue
         contradicted = await _contradicts(deps, old.content, memory.content, budget)
         if contradicted and await _supersede(deps, scope, old, memory):
             outcome.superseded.append({"old": old.id, "new": memory.id})
 
 
-async def _near_raw_duplicate(deps: RememberDeps, scope: Scope, vector: list[float]) -> bool:
+def _value_of(memory: Memory) -> str | None:
+    return (memory.metadata.get("remember") or {}).get("value")
+
+
+async def _slot_related(deps: RememberDeps, scope: Scope, memory: Memory) -> list[Memory]:
+    """Current memories the new fact may repeat or end: those filling its slot; for an ending,
+    every slotted memory of the scope (its item may sit in any multi-valued attribute)."""
+    if not memory.slot:
+        return []
+    if _value_of(memory) == attributes.ENDED:
+        return await sessions.slotted(deps.stores.graph, scope)
+    return await sessions.same_slot(deps.stores.graph, scope, memory.slot)
+
+
+async def _near_raw_duplicate(deps: RememberDeps, scope: Scope, vector: list[float]) -> list:
+    """The raw fact of the scope that says the same in other words (cosine over the threshold)."""
     raw_only = VectorFilter(scope=scope, layers=[Layer.RAW.value])
     hits = await deps.stores.vectors.search_dense(vector, raw_only, 1, with_payload=False)
-    return bool(hits) and hits[0].score >= deps.remember.dedup_threshold
+    if not hits or hits[0].score < deps.remember.dedup_threshold:
+        return []
+    found = await deps.stores.graph.get_memories(scope, [hits[0].id])
+    return [m for m in found.values() if m.t_invalid is None]
+
+
+async def _reinforce(deps: RememberDeps, scope: Scope, olds: list[Memory], new: Memory) -> None:
+    """A repeat makes the memory it repeats surer: confidence up, one more mention recorded."""
+    said_at = _said_at_of(new)
+    for old in olds:
+        found = dict(old.metadata.get("remember") or {})
+        found.update(mentions=int(found.get("mentions") or 1) + 1, last_said_at=said_at)
+        changes = {
+            "confidence": round(min(1.0, max(old.confidence, new.confidence) + REINFORCEMENT), 3),
+            "metadata": {**old.metadata, "remember": found},
+        }
+        updated = await deps.stores.graph.update_memory(
+            scope, old.id, version=old.version, changes=changes, actor=ACTOR,
+            now=to_iso(utc_now()),
+        )  # fmt: skip
+        if updated is not None:
+            await mirror_update(deps.stores, scope, updated, None, content_changed=False)
 
 
 async def _contradiction_candidates(
-    deps: RememberDeps, scope: Scope, memory: Memory, vector: list[float]
+    deps: RememberDeps, scope: Scope, vector: list[float]
 ) -> list[Memory]:
-    """Current memories of the scope that may say otherwise: those filling the same fact slot,
-    and those close enough as vectors to be about the same thing."""
+    """Current memories of the scope close enough as vectors to be about the same thing (the
+    LLM judges them; the rules judge by slot)."""
     hits = await deps.stores.vectors.search_dense(
         vector, VectorFilter(scope=scope), CONTRADICTION_CANDIDATES, with_payload=False
     )
     close = [h.id for h in hits if h.score >= deps.remember.contradiction_threshold]
     found = await deps.stores.graph.get_memories(scope, close)
-    near = [found[i] for i in close if i in found and found[i].t_invalid is None]
-    if memory.slot:
-        slotted = await sessions.same_slot(deps.stores.graph, scope, memory.slot)
-        near += [m for m in slotted if m.id not in found]
-    return near
+    return [found[i] for i in close if i in found and found[i].t_invalid is None]
 
 
 async def _contradicts(deps: RememberDeps, old: str, new: str, budget: CallBudget | None) -> bool:

@@ -18,13 +18,24 @@ from dataclasses import dataclass
 from datetime import date
 from enum import StrEnum
 
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Span
 
 from app.nlp import load_nlp
 from app.remember import builders, patterns
+from app.remember.attributes import attribute_name
 from app.remember.clauses import FIRST_PERSON, Clause, clause_spans, is_statement, prepare
 from app.remember.dates import When
 from app.remember.facts import ASSISTANT, USER, ExtractedFact, Turn
+from app.remember.frames import predicates
+from app.remember.normalise import is_sarcastic, looks_lower_case, normalise
+from app.remember.readers import read_predicate
+from app.remember.statements import (
+    copula_facts,
+    death_facts,
+    goal_facts,
+    relation_facts,
+    stack_facts,
+)
 
 
 class Dates(StrEnum):
@@ -115,22 +126,73 @@ def clause_fact(c: Clause) -> ExtractedFact | None:
     return None
 
 
-def turn_facts(turn: Turn, doc: Doc) -> Iterator[ExtractedFact]:
-    for sentence in doc.sents:
-        if not is_statement(sentence.text):
+def template_facts(sentence: Span, turn: Turn) -> list[tuple[ExtractedFact, Span]]:
+    """The template rules' fact of each first-person clause, with the clause."""
+    found = []
+    for span in clause_spans(sentence):
+        fact = clause_fact(prepare(span, turn.role, turn))
+        if fact:
+            found.append((fact, span))
+    return found
+
+
+def parsed_facts(sentence: Span, turn: Turn, lower_case: bool) -> list[tuple[ExtractedFact, int]]:
+    """What the dependency parse says the user states, with the index of the predicate."""
+    found: list[tuple[ExtractedFact, int]] = []
+    for p in predicates(sentence, turn, lower_case):
+        facts = read_predicate(p) + (copula_facts(p) if p.verb.lemma_ == "be" else [])
+        found += [(fact, p.verb.i) for fact in facts]
+    extra = [
+        *relation_facts(sentence, turn, lower_case),
+        *death_facts(sentence, turn, lower_case),
+        *goal_facts(sentence, turn),
+        *stack_facts(sentence, turn, lower_case),
+    ]
+    return found + [(fact, sentence.end) for fact in extra]
+
+
+def sentence_facts(sentence: Span, turn: Turn, lower_case: bool) -> list[ExtractedFact]:
+    """The parse's facts, and the template rules' where the parse found nothing for the same
+    attribute or clause."""
+    templates = template_facts(sentence, turn)
+    if turn.role != USER:
+        return [fact for fact, _ in templates]
+    parsed = parsed_facts(sentence, turn, lower_case)
+    slots = {fact.slot for fact, _ in parsed}
+    kept = list(parsed)
+    for fact, span in templates:
+        covering = {attribute_name(f.slot or "") for f, i in parsed if span.start <= i < span.end}
+        same_attribute = fact.slot and attribute_name(fact.slot) in covering
+        if (fact.slot and fact.slot in slots) or same_attribute or (not fact.slot and covering):
             continue
-        for span in clause_spans(sentence):
-            fact = clause_fact(prepare(span, turn.role, turn))
-            if fact:
-                yield fact
+        kept.append((fact, span.start))
+    unique: dict[tuple[str | None, str | None, str], ExtractedFact] = {}
+    for fact, _ in sorted(kept, key=lambda pair: pair[1]):
+        key = (fact.slot, fact.value, "" if fact.slot else fact.content)
+        unique.setdefault(key, fact)
+    return list(unique.values())
+
+
+def turn_facts(turn: Turn, doc: Doc, lower_case: bool = False) -> Iterator[ExtractedFact]:
+    for sentence in doc.sents:
+        if not is_statement(sentence.text) or is_sarcastic(sentence.text):
+            continue
+        yield from sentence_facts(sentence, turn, lower_case)
+
+
+def _is_candidate(turn: Turn) -> bool:
+    """User turns are read whole (chat drops the "I"); the assistant's only when it says "I"."""
+    if turn.role == USER:
+        return True
+    return turn.role in RULES_BY_ROLE and bool(FIRST_PERSON.search(turn.content))
 
 
 def extract_facts_by_rules(turns: Sequence[Turn]) -> list[ExtractedFact]:
     """Facts stated in the first person by the user (and the assistant's own name), deduplicated."""
-    candidates = [t for t in turns if t.role in RULES_BY_ROLE and FIRST_PERSON.search(t.content)]
-    docs = load_nlp().pipe(t.content for t in candidates)
+    candidates = [t for t in turns if _is_candidate(t)]
+    docs = load_nlp().pipe(normalise(t.content) for t in candidates)
     facts: dict[tuple[str, str], ExtractedFact] = {}
     for turn, doc in zip(candidates, docs, strict=True):
-        for fact in turn_facts(turn, doc):
+        for fact in turn_facts(turn, doc, looks_lower_case(turn.content)):
             facts.setdefault((fact.subject, fact.content.casefold()), fact)
     return list(facts.values())

@@ -17,7 +17,7 @@ VALUE_END = re.compile(
 )
 TRAILING_FILLER = re.compile(
     r"(?:\s+(?:a lot|so much|very much|too|as well|now|right now|these days|nowadays|currently|"
-    r"lol|haha|tbh|honestly|actually|though|anyway|really))+$",
+    r"lol|haha|tbh|honestly|actually|though|anyway|really|btw|fyi|by the way|myself))+$",
     re.I,
 )
 # Words that make a value depend on context we do not have, or negate it.

@@ -78,6 +78,12 @@ MATCH (m:Memory {{slot: $slot}})
 WHERE {IN_SCOPE} AND m.t_invalid IS NULL
 RETURN m ORDER BY m.timestamp DESC LIMIT $limit
 """
+# Current memories in scope that fill any slot (an ending may match its item in any attribute).
+SLOTTED = f"""
+MATCH (m:Memory)
+WHERE {IN_SCOPE} AND m.slot IS NOT NULL AND m.t_invalid IS NULL
+RETURN m ORDER BY m.timestamp DESC LIMIT $limit
+"""
 # Superseded raw facts past retention that nothing but system links refer to.
 EXPIRED_RAW = """
 MATCH (m:Memory)
@@ -158,6 +164,12 @@ async def expired_raw(
     """(user_id, agent_id, id) of superseded raw facts older than `before`, no authored links."""
     rows = await graph.ro_query(EXPIRED_RAW, {"before": before, "limit": limit})
     return [(row[0], row[1], row[2]) for row in rows]
+
+
+async def slotted(graph: GraphStore, scope: Scope, *, limit: int = 200) -> list:
+    """Current memories in scope that fill a fact slot, newest first."""
+    params = {"limit": limit, **scope_params(scope)}
+    return [to_memory(row[0]) for row in await graph.ro_query(SLOTTED, params)]
 
 
 async def same_slot(graph: GraphStore, scope: Scope, slot: str, *, limit: int = 10) -> list:

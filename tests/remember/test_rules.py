@@ -92,13 +92,13 @@ POSITIVE = [
         "I just adopted this cute pup last week.",
         "User adopted a cute pup in the week of 4 March 2024.",
     ),
-    ("I have two cats named Tom and Jerry.", "User has two cats named Tom and Jerry."),
+    ("I have a cat named Tom.", "User has a cat named Tom."),
     ("😀 I love hiking 😀", "User loves hiking."),
 ]
 
 NEGATIVE = [
     "Do you like hiking?",  # a question
-    "I live in Prague, you?",
+    "Do you think I should live in Prague?",
     "If I lived in Paris, I would love it.",  # hypothetical
     "I would love to visit Japan.",
     "I'd love to visit Japan.",
@@ -149,6 +149,21 @@ def test_lines_are_clauses() -> None:
     assert contents("I live in Prague\nI love hiking") == [
         "User lives in Prague.",
         "User loves hiking.",
+    ]
+
+
+def test_a_statement_with_a_question_tagged_on_is_still_a_statement() -> None:
+    assert contents("I live in Prague, you?") == ["User lives in Prague."]
+    assert contents("I have a dentist appointment next Monday, remind me?") == [
+        "User has a dentist appointment on 18 March 2024."
+    ]
+
+
+def test_each_named_pet_is_a_fact_of_its_own() -> None:
+    # Pets are multi-valued: each can end on its own ("Tom died" leaves Jerry).
+    assert contents("I have two cats named Tom and Jerry.") == [
+        "User has a cat named Tom.",
+        "User has a cat named Jerry.",
     ]
 
 

@@ -1,0 +1,479 @@
+"""Readers: one per kind of predicate, each turns the speaker's predicate into facts.
+
+Each reader gets a `Predicate` (app/remember/frames.py) and returns the facts it states, each
+with its attribute slot (app/remember/attributes.py). Content is the third-person form of what
+was said ("User moved from Manchester to Bristol"); values come from the parse, never invented.
+"""
+
+import re
+from collections.abc import Callable
+
+from spacy.tokens import Token
+
+from app.enrichment.wordlists import word_set
+from app.remember import lexicon as lex
+from app.remember.attributes import ACTIVE, ANY, ENDED, item_key, slot_for
+from app.remember.builders import (
+    EVENT_KIND,
+    FAMILY,
+    HABIT,
+    HEALTH,
+    IDENTITY,
+    MILESTONE,
+    MOVE,
+    PLACE,
+    PLAN,
+    WORK,
+    Kind,
+    dated,
+    indefinite,
+    make_fact,
+)
+from app.remember.facts import ExtractedFact
+from app.remember.frames import (
+    Predicate,
+    head_words,
+    is_name,
+    name_text,
+    phrase,
+    rest_text,
+)
+from app.remember.frames import pobjs as _pobjs
+from app.remember.values import third_person, third_person_verb
+
+Reader = Callable[[Predicate], list[ExtractedFact]]
+SKILL = Kind(HABIT.type, 0.6, 0.75, ("personal", "skills"))
+OWNS = Kind(IDENTITY.type, 0.5, 0.75, ("personal",))
+TOOLING = Kind(WORK.type, 0.6, 0.75, ("work", "tools"))
+STUDY = Kind(WORK.type, 0.7, 0.8, ("education",))
+GOAL = Kind(PLAN.type, 0.6, 0.7, ("plans",))
+PAST_TAGS = ("VBD", "VBN")
+
+
+def fact(p: Predicate, kind: Kind, content: str, slot: str, value: str | None) -> ExtractedFact:
+    text = third_person(indefinite(content, p.clause.span), "User")
+    return make_fact(p.clause, kind, text, slot=slot, value=value)
+
+
+def who(p: Predicate, tool: bool = False) -> str:
+    if p.partner is not None:
+        owned = any(c.dep_ == "poss" for c in p.partner.children)
+        names = [c for c in p.partner.children if c.dep_ in ("appos", "compound")]
+        text = f"{phrase(p.partner, preps=())}" + (f" {names[0].text}" if names and owned else "")
+        return f"User and {text if owned else name_text(p.partner, p.lower_case)}"
+    return "User's team" if (p.team and tool) else "User"
+
+
+def tool_of(token: Token) -> tuple[str, str] | None:
+    """(canonical name, area) of a known tool named by the token (or its compound)."""
+    compounds = [t.lower_ for t in token.lefts if t.dep_ == "compound"][-1:]
+    for name in (" ".join([*compounds, token.lower_]), token.lower_):
+        if name in lex.TOOLS:
+            return lex.TOOL_SPELLINGS.get(name, name), lex.TOOLS[name]
+    return None
+
+
+def tool_fact(p: Predicate, content: str, name: str, area: str) -> ExtractedFact:
+    if area == "programming_language":
+        return fact(p, TOOLING, content, slot_for(area, name), ACTIVE)
+    return fact(p, TOOLING, content, slot_for("tool", area), name)
+
+
+def ending(p: Predicate, content: str, attribute: str, item: str) -> ExtractedFact:
+    return fact(p, EVENT_KIND, dated(p.clause, content), slot_for(attribute, item), ENDED)
+
+
+# --- Home, moves and tools -------------------------------------------------------------------
+
+
+def read_live(p: Predicate) -> list[ExtractedFact]:
+    if p.verb.tag_ == "VBD" or p.negated or p.ended:
+        return []
+    places = [t for t in p.preps("in") if is_name(t, p.lower_case)]
+    if not places:
+        return []
+    place = name_text(places[0], p.lower_case)
+    verb = "is based in" if p.lemma == "base" else "lives in"
+    return [fact(p, PLACE, f"{who(p)} {verb} {place}", "residence", place)]
+
+
+def read_move(p: Predicate) -> list[ExtractedFact]:
+    if p.verb.tag_ not in PAST_TAGS or p.negated:
+        return []
+    targets, sources = p.preps("to"), p.preps("from")
+    sources += [c for c in p.verb.children if c.dep_ in ("npadvmod", "dobj") and tool_of(c)]
+    if not targets:
+        return []
+    new_tool = tool_of(targets[0])
+    if new_tool:
+        old = f" from {phrase(sources[0])}" if sources else ""
+        name, area = new_tool
+        content = f"{who(p, tool=True)} moved{old} to {phrase(targets[0])}"
+        return [tool_fact(p, dated(p.clause, content), name, area)]
+    if not is_name(targets[0], p.lower_case):
+        return []
+    place = name_text(targets[0], p.lower_case)
+    old = f" from {name_text(sources[0], p.lower_case)}" if sources else ""
+    content = dated(p.clause, f"{who(p)} moved{old} to {place}")
+    return [fact(p, MOVE, content, "residence", place)]
+
+
+def read_use(p: Predicate) -> list[ExtractedFact]:
+    if p.negated:
+        return []
+    found = []
+    for obj in [*p.objects(), *p.preps("on", "with", "in")]:
+        tool = tool_of(obj)
+        if tool:
+            verb = third_person_verb(p.verb.text) if p.verb.tag_ == "VBP" else p.verb.text
+            found.append(tool_fact(p, f"{who(p, tool=True)} {verb} {rest_text(p.verb)}", *tool))
+    return found
+
+
+# --- Work and study --------------------------------------------------------------------------
+
+
+def _employer(p: Predicate, token: Token, verb: str) -> ExtractedFact | None:
+    if not is_name(token, p.lower_case) and token.ent_type_ != "ORG":
+        return None
+    name = name_text(token, p.lower_case)
+    return fact(p, WORK, f"{who(p)} {verb} {name}", "employer", name)
+
+
+def _title(p: Predicate, token: Token, verb: str) -> ExtractedFact:
+    title = head_words(token).lower()
+    words = phrase(token, preps=("of", "at", "in", "for"))
+    return fact(p, WORK, f"{who(p)} {verb} {words}", "job_title", title)
+
+
+def read_work(p: Predicate) -> list[ExtractedFact]:
+    if p.negated and p.ended:
+        return [ending(p, f"User no longer works {rest_text(p.verb)}", "employer", "")]
+    if p.negated or p.verb.tag_ == "VBD":
+        return []
+    verb = "works" if p.verb.tag_ in ("VBP", "VBG") else p.verb.text
+    titles = p.preps("as")[:1]
+    places = (p.preps("at", "for") or [o for t in titles for o in _pobjs(t, "at", "for")])[:1]
+    found = [_employer(p, t, f"{verb} at") for t in places]
+    found += [_title(p, t, f"{verb} as") for t in titles]
+    found += [fact(p, GOAL, f"{who(p)} is working on {phrase(t)}", slot_for("project", phrase(t)),
+                   ACTIVE) for t in p.preps("on")[:1]]  # fmt: skip
+    return [f for f in found if f]
+
+
+def read_join(p: Predicate) -> list[ExtractedFact]:
+    if p.negated or p.verb.tag_ not in PAST_TAGS:
+        return []
+    found = [_employer(p, t, "joined") for t in p.objects()[:1]]
+    return [f for f in found if f]
+
+
+def read_start(p: Predicate) -> list[ExtractedFact]:
+    if p.negated:
+        return []
+    verb = {"VBG": "is starting"}.get(p.verb.tag_, "started")
+    titles = p.preps("as")[:1]
+    places = (p.preps("at") or [o for t in titles for o in _pobjs(t, "at")])[:1]
+    found = [_title(p, t, f"{verb} as") for t in titles]
+    found += [_employer(p, t, f"{verb} at") for t in places]
+    for gerund in p.children("xcomp"):
+        if gerund.tag_ == "VBG":
+            content = dated(p.clause, f"{who(p)} {verb} {gerund.text} {rest_text(gerund)}")
+            found.append(fact(p, HABIT, content, slot_for("activity", gerund.lemma_ +
+                              " " + rest_text(gerund)), ACTIVE))  # fmt: skip
+    return [f for f in found if f]
+
+
+def read_study(p: Predicate) -> list[ExtractedFact]:
+    if p.negated or p.verb.tag_ == "VBD":
+        return []
+    found, degree = [], [o for o in p.objects() if o.lemma_.lower().strip("'s") in lex.STUDY_NOUNS]
+    subjects = p.preps("in") if (degree or p.lemma != "study") else p.objects()
+    if p.lemma == "study":
+        subjects = p.objects() or p.preps("in")
+    elif not degree:
+        return []
+    for subject in subjects[:1]:
+        what = f"{phrase(degree[0])} in {phrase(subject)}" if degree else phrase(subject)
+        found.append(fact(p, STUDY, f"{who(p)} is studying {what}", "study",
+                          item_key(phrase(subject))))  # fmt: skip
+    for school in p.preps("at")[:1]:
+        name = name_text(school, p.lower_case)
+        found.append(fact(p, STUDY, f"{who(p)} studies at {name}", "school", name))
+    return found
+
+
+# --- Languages, skills, pastimes -------------------------------------------------------------
+
+
+def read_speak(p: Predicate) -> list[ExtractedFact]:
+    if p.negated:
+        return []
+    verb = "is learning" if p.lemma == "learn" else "speaks"
+    found = []
+    for obj in p.objects():
+        if obj.ent_type_ in ("LANGUAGE", "NORP") or (p.lemma == "speak" and is_name(obj, False)):
+            name = obj.text.title() if p.lower_case else obj.text
+            found.append(fact(p, SKILL, f"{who(p)} {verb} {name}", slot_for("language", name),
+                              ACTIVE))  # fmt: skip
+        elif p.lemma in ("know", "learn") and "language" in phrase(obj).lower():
+            found.append(fact(p, SKILL, f"{who(p)} knows {phrase(obj)}",
+                              slot_for("skill", phrase(obj)), ACTIVE))  # fmt: skip
+    return found
+
+
+def read_play(p: Predicate) -> list[ExtractedFact]:
+    if p.negated and not p.ended:
+        return []
+    objects = p.objects() + [c for c in p.verb.children if c.dep_ == "conj" and c.pos_ == "NOUN"]
+    found = []
+    for obj in objects:
+        word = obj.lemma_.lower()
+        attribute = "skill" if word in lex.INSTRUMENTS else "activity"
+        if word not in lex.INSTRUMENTS and word not in lex.SPORTS:
+            continue
+        if p.negated:
+            found.append(ending(p, f"User no longer plays {obj.text}", attribute, word))
+            continue
+        extra = " ".join(t.text for c in obj.children if c.dep_ == "prep" for t in c.subtree)
+        content = f"{who(p)} plays {phrase(obj)}" + (f" {extra}" if extra else "")
+        if obj.dep_ == "dobj":
+            content = f"{who(p)} plays {rest_text(p.verb)}".split(" and ")[0]
+        found.append(fact(p, SKILL, content, slot_for(attribute, word), ACTIVE))
+    return found
+
+
+LIGHT_VERBS = frozenset({"go", "do", "practise", "practice"})
+
+
+def _activity_name(p: Predicate) -> str | None:
+    if p.verb.lemma_.lower() in lex.ACTIVITY_VERBS:
+        return p.verb.lemma_.lower()
+    if p.verb.lemma_.lower() not in LIGHT_VERBS:
+        return None
+    for obj in [*p.objects(), *p.children("xcomp")]:
+        if obj.lemma_.lower() in lex.ACTIVITY_NOUNS or obj.tag_ == "VBG":
+            inner = [c for c in obj.children if c.dep_ == "dobj"]
+            light = obj.lemma_.lower() in ("do", "play", "practise", "practice")
+            return (inner[0] if inner and light else obj).lemma_.lower()
+    return None
+
+
+def _has_other_object(p: Predicate, name: str) -> bool:
+    """ "I usually drink coffee" is a habit with coffee, not the pastime "drinking"."""
+    others = [o for o in p.children("dobj") if o.lemma_.lower() != name]
+    return any(o.pos_ in ("NOUN", "PROPN") and o.lemma_.lower() not in ("lot", "bit")
+               and o.ent_type_ != "CARDINAL" for o in others)  # fmt: skip
+
+
+def read_activity(p: Predicate) -> list[ExtractedFact]:
+    """ "I swim every morning", "I go hiking", "I do yoga"; "I don't smoke any more" ends one."""
+    name = _activity_name(p)
+    if name is None or _has_other_object(p, name):
+        return []
+    if p.negated and (p.ended or p.verb.lemma_.lower() in ("smoke", "drink", "vape")):
+        return [ending(p, f"User no longer {third_person_verb(p.verb.lemma_)}"
+                       f" {rest_text(p.verb)}".replace(" any more", "").replace(" anymore", ""),
+                       "activity", name)]  # fmt: skip
+    if p.negated or p.verb.tag_ not in ("VBP", "VB"):
+        return []
+    before = [t.text for t in p.verb.lefts if t.dep_ == "advmod"]
+    lead = [t for t in p.verb.lefts if t.dep_ == "npadvmod"]
+    tail = " ".join(t.text for t in lead[0].subtree).lower() if lead else ""
+    words = [who(p), *before, third_person_verb(p.verb.text), rest_text(p.verb), tail]
+    content = " ".join(w for w in words if w)
+    return [fact(p, HABIT, content, slot_for("activity", name), ACTIVE)]
+
+
+def read_stop(p: Predicate) -> list[ExtractedFact]:
+    """ "I stopped doing yoga", "gave up football", "quit smoking", "I quit the cafe"."""
+    if p.negated:
+        return []
+    found = []
+    for obj in [*p.objects(), *p.children("xcomp")]:
+        light = obj.lemma_.lower() in ("do", "play", "practise", "practice", "go")
+        inner = [c for c in obj.children if c.dep_ == "dobj"] if light else []
+        thing = (inner[0] if inner else obj).lemma_.lower()
+        content = f"{who(p)} {p.verb.text} {rest_text(p.verb)}"
+        if thing in ("job", "work", "position", "role"):
+            found.append(ending(p, content, "employer", ""))
+        elif thing in lex.ACTIVITY_NOUNS or thing in lex.SPORTS or obj.tag_ == "VBG":
+            found.append(ending(p, content, "activity", thing))
+        else:
+            found.append(ending(p, content, ANY, phrase(obj)))
+    return found[:1]
+
+
+# --- People, pets and things -----------------------------------------------------------------
+
+
+def _names(token: Token, lower_case: bool) -> list[str]:
+    """Names given to a noun: "a beagle called Biscuit", "two cats, Mochi and Tofu"."""
+    found = []
+    for child in token.children:
+        if child.dep_ == "acl" and child.lemma_.lower() in ("call", "name"):
+            found += [name_text(n, lower_case) for c in child.children
+                      if c.dep_ in ("oprd", "attr", "dobj") for n in (c, *c.conjuncts)]  # fmt: skip
+        elif child.dep_ == "appos" and is_name(child, lower_case):
+            found += [name_text(n, lower_case) for n in (child, *child.conjuncts)]
+        elif child.dep_ == "appos":
+            found += _names(child, lower_case)
+    return found
+
+
+NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+
+
+def _counted(token: Token, names: list[str]) -> list[str]:
+    """The names, unless the count says otherwise ("two cats named Tom, Jerry and Spike")."""
+    counts = [c.lower_ for c in token.children if c.dep_ in ("nummod", "det")]
+    number = next((int(c) if c.isdigit() else NUMBERS[c] for c in counts
+                   if c.isdigit() or c in NUMBERS), None)  # fmt: skip
+    return names if number is None or number == len(names) else []
+
+
+def read_have(p: Predicate) -> list[ExtractedFact]:
+    if p.negated:
+        return []
+    verb = {"adopt": "adopted", "rescue": "rescued", "buy": "bought"}.get(
+        p.lemma, "have" if p.partner is not None else "has"
+    )
+    found = []
+    for obj in p.objects()[:1]:
+        word = obj.lemma_.lower()
+        if word in lex.PETS or obj.lower_ in lex.PETS:
+            names = _counted(obj, _names(obj, p.lower_case))
+            for name in names or [word]:
+                what = f"a {obj.lemma_.lower()}" if len(names) > 1 else phrase(obj)
+                named = f" named {name}" if names else ""
+                content = dated(p.clause, f"User {verb} {what}{named}")
+                found.append(fact(p, FAMILY, content, slot_for("pet", name), ACTIVE))
+        elif word in lex.CHILDREN or obj.lower_ in lex.CHILDREN:
+            names = _counted(obj, _names(obj, p.lower_case))
+            named = f" named {' and '.join(names)}" if names else ""
+            content = f"{who(p)} {verb} {phrase(obj)}{named}"
+            found.append(fact(p, FAMILY, content, "family:children", item_key(phrase(obj))))
+        elif _is_vehicle(obj):
+            content = f"User {verb} {phrase(obj)}"
+            found.append(fact(p, OWNS, content, "vehicle", item_key(phrase(obj))))
+        elif p.lemma in ("own", "buy") and obj.pos_ in ("NOUN", "PROPN"):
+            bought = "owns" if p.lemma == "own" else "bought"
+            content = dated(p.clause, f"User {bought} {rest_text(p.verb)}")
+            found.append(fact(p, OWNS, content, slot_for("possession", head_words(obj)), ACTIVE))
+        elif word in CONDITIONS:
+            found.append(fact(p, HEALTH, f"User has {phrase(obj)}", slot_for("condition", word),
+                              ACTIVE))  # fmt: skip
+    return found
+
+
+CONDITIONS = word_set(
+    "diabetes asthma adhd autism arthritis migraines migraine epilepsy eczema ibs anxiety "
+    "depression coeliac celiac psoriasis"
+)
+
+
+def _is_vehicle(token: Token) -> bool:
+    words = {t.lower_ for t in token.subtree}
+    return token.lemma_.lower() in lex.VEHICLES or bool(words & lex.CAR_BRANDS)
+
+
+def read_drive(p: Predicate) -> list[ExtractedFact]:
+    if p.negated or p.verb.tag_ not in ("VBP", "VBZ"):
+        return []
+    return [fact(p, OWNS, f"User drives {phrase(o)}", "vehicle", item_key(phrase(o)))
+            for o in p.objects()[:1]]  # fmt: skip
+
+
+def read_sell(p: Predicate) -> list[ExtractedFact]:
+    if p.negated or p.verb.tag_ not in PAST_TAGS:
+        return []
+    return [ending(p, f"User sold {phrase(o)}", ANY, head_words(o)) for o in p.objects()[:1]]
+
+
+def read_break_up(p: Predicate) -> list[ExtractedFact]:
+    if p.negated or p.verb.tag_ not in PAST_TAGS:
+        return []
+    partner = p.partner or next(iter(p.preps("with")), None)
+    if partner is None:
+        return []
+    content = dated(p.clause, f"User and {name_text(partner, p.lower_case)} broke up")
+    return [fact(p, MILESTONE, content, "partner", ENDED)]
+
+
+def read_marry(p: Predicate) -> list[ExtractedFact]:
+    """ "we got married on Saturday", "Priya and I got engaged", "I married Sam"."""
+    status = next((c.lower_ for c in p.verb.subtree if c.lower_ in ("married", "engaged",
+                   "divorced")), None)  # fmt: skip
+    if status is None or p.negated or p.verb.tag_ not in PAST_TAGS:
+        return []
+    partner = p.partner or next(iter(p.preps("to")), None)
+    to = f" to {name_text(partner, p.lower_case)}" if partner is not None else ""
+    content = dated(p.clause, f"User got {status}{to}")
+    return [fact(p, MILESTONE, content, "relationship_status", status)]
+
+
+def read_want(p: Predicate) -> list[ExtractedFact]:
+    """A goal with a date ("want to get my AWS certification by the end of March")."""
+    goal = next(iter(p.children("xcomp")), None)
+    dated_goal = p.clause.when is not None or any(t.ent_type_ == "DATE" for t in p.verb.subtree)
+    if goal is None or p.negated or not dated_goal:
+        return []
+    content = dated(p.clause, f"User wants to {goal.text} {rest_text(goal)}")
+    return [fact(p, GOAL, content, slot_for("goal", rest_text(goal)), ACTIVE)]
+
+
+PROJECT_NOUNS = word_set(
+    "app tool game website site project library bot cli plugin extension api service "
+    "startup platform"
+)
+
+
+def read_build(p: Predicate) -> list[ExtractedFact]:
+    """ "I'm building a habit tracker app in Flutter", "working on a CLI tool in Go"."""
+    if p.negated or p.verb.tag_ not in ("VBG", "VBP"):
+        return []
+    found = []
+    for obj in [*p.objects(), *(p.preps("on") if p.lemma == "work" else [])][:1]:
+        if obj.lemma_.lower() in PROJECT_NOUNS or "project" in rest_text(p.verb):
+            verb = "is building" if p.verb.tag_ == "VBG" else third_person_verb(p.verb.text)
+            content = f"{who(p)} {verb} {rest_text(p.verb)}"
+            found.append(fact(p, GOAL, content, slot_for("project", head_words(obj)), ACTIVE))
+    return found
+
+
+READERS: dict[str, Reader] = {
+    **dict.fromkeys(("build", "make", "develop", "create", "code"), read_build),
+    **dict.fromkeys(("live", "reside", "base"), read_live),
+    **dict.fromkeys(("move", "relocate", "switch", "migrate"), read_move),
+    **dict.fromkeys(("move off", "switch over"), read_move),
+    **dict.fromkeys(("use", "host", "deploy", "run on"), read_use),
+    "work": read_work,
+    "join": read_join,
+    **dict.fromkeys(("start", "begin"), read_start),
+    **dict.fromkeys(("study", "do"), read_study),
+    **dict.fromkeys(("speak", "learn", "know"), read_speak),
+    "play": read_play,
+    **dict.fromkeys(("stop", "quit", "give up", "leave"), read_stop),
+    **dict.fromkeys(("have", "get", "adopt", "rescue", "own", "buy"), read_have),
+    **dict.fromkeys(("drive", "ride"), read_drive),
+    **dict.fromkeys(("sell", "sell off"), read_sell),
+    **dict.fromkeys(("break up", "split up", "split"), read_break_up),
+    "marry": read_marry,
+    **dict.fromkeys(("want", "hope", "plan", "aim"), read_want),
+}
+# Readers tried when the lemma's own reader finds nothing ("I do yoga", "I go hiking").
+FALLBACK: tuple[Reader, ...] = (read_activity,)
+
+
+def read_predicate(p: Predicate) -> list[ExtractedFact]:
+    found = []
+    for key in dict.fromkeys((p.lemma, p.verb.lemma_.lower())):
+        reader = READERS.get(key)
+        if reader is not None:
+            found += reader(p)
+        if key == "get" and not found:
+            found += read_marry(p)
+    if not found:
+        for reader in FALLBACK:
+            found += reader(p)
+    return [f for f in found if re.search(r"\w", f.content)]
