@@ -3,85 +3,42 @@
 Each reader gets a `Predicate` (app/remember/frames.py) and returns the facts it states, each
 with its attribute slot (app/remember/attributes.py). Content is the third-person form of what
 was said ("User moved from Manchester to Bristol"); values come from the parse, never invented.
+This module reads homes, moves, tools, work, study, languages and pastimes, and dispatches by
+lemma; app/remember/people_readers.py reads pets, children, things, partners, goals, projects.
 """
 
 import re
-from collections.abc import Callable
 
 from spacy.tokens import Token
 
-from app.enrichment.wordlists import word_set
 from app.remember import lexicon as lex
-from app.remember.attributes import ACTIVE, ANY, ENDED, item_key, slot_for
-from app.remember.builders import (
-    EVENT_KIND,
-    FAMILY,
-    HABIT,
-    HEALTH,
-    IDENTITY,
-    MILESTONE,
-    MOVE,
-    PLACE,
-    PLAN,
-    WORK,
-    Kind,
-    dated,
-    indefinite,
-    make_fact,
-)
+from app.remember.attributes import ACTIVE, ANY, item_key, slot_for
+from app.remember.builders import HABIT, MOVE, PLACE, WORK, dated
 from app.remember.facts import ExtractedFact
-from app.remember.frames import (
-    Predicate,
-    head_words,
-    is_name,
-    name_text,
-    phrase,
-    rest_text,
-)
+from app.remember.frames import Predicate, head_words, is_name, name_text, phrase, rest_text
 from app.remember.frames import pobjs as _pobjs
-from app.remember.values import third_person, third_person_verb
-
-Reader = Callable[[Predicate], list[ExtractedFact]]
-SKILL = Kind(HABIT.type, 0.6, 0.75, ("personal", "skills"))
-OWNS = Kind(IDENTITY.type, 0.5, 0.75, ("personal",))
-TOOLING = Kind(WORK.type, 0.6, 0.75, ("work", "tools"))
-STUDY = Kind(WORK.type, 0.7, 0.8, ("education",))
-GOAL = Kind(PLAN.type, 0.6, 0.7, ("plans",))
-PAST_TAGS = ("VBD", "VBN")
-
-
-def fact(p: Predicate, kind: Kind, content: str, slot: str, value: str | None) -> ExtractedFact:
-    text = third_person(indefinite(content, p.clause.span), "User")
-    return make_fact(p.clause, kind, text, slot=slot, value=value)
-
-
-def who(p: Predicate, tool: bool = False) -> str:
-    if p.partner is not None:
-        owned = any(c.dep_ == "poss" for c in p.partner.children)
-        names = [c for c in p.partner.children if c.dep_ in ("appos", "compound")]
-        text = f"{phrase(p.partner, preps=())}" + (f" {names[0].text}" if names and owned else "")
-        return f"User and {text if owned else name_text(p.partner, p.lower_case)}"
-    return "User's team" if (p.team and tool) else "User"
-
-
-def tool_of(token: Token) -> tuple[str, str] | None:
-    """(canonical name, area) of a known tool named by the token (or its compound)."""
-    compounds = [t.lower_ for t in token.lefts if t.dep_ == "compound"][-1:]
-    for name in (" ".join([*compounds, token.lower_]), token.lower_):
-        if name in lex.TOOLS:
-            return lex.TOOL_SPELLINGS.get(name, name), lex.TOOLS[name]
-    return None
-
-
-def tool_fact(p: Predicate, content: str, name: str, area: str) -> ExtractedFact:
-    if area == "programming_language":
-        return fact(p, TOOLING, content, slot_for(area, name), ACTIVE)
-    return fact(p, TOOLING, content, slot_for("tool", area), name)
-
-
-def ending(p: Predicate, content: str, attribute: str, item: str) -> ExtractedFact:
-    return fact(p, EVENT_KIND, dated(p.clause, content), slot_for(attribute, item), ENDED)
-
+from app.remember.people_readers import (
+    read_break_up,
+    read_build,
+    read_drive,
+    read_have,
+    read_marry,
+    read_sell,
+    read_want,
+)
+from app.remember.reading import (
+    GOAL,
+    PAST_TAGS,
+    SKILL,
+    STUDY,
+    Reader,
+    ending,
+    fact,
+    tool_fact,
+    tool_of,
+    who,
+)
+from app.remember.values import third_person_verb
 
 # --- Home, moves and tools -------------------------------------------------------------------
 
@@ -302,143 +259,6 @@ def read_stop(p: Predicate) -> list[ExtractedFact]:
         else:
             found.append(ending(p, content, ANY, phrase(obj)))
     return found[:1]
-
-
-# --- People, pets and things -----------------------------------------------------------------
-
-
-def _names(token: Token, lower_case: bool) -> list[str]:
-    """Names given to a noun: "a beagle called Biscuit", "two cats, Mochi and Tofu"."""
-    found = []
-    for child in token.children:
-        if child.dep_ == "acl" and child.lemma_.lower() in ("call", "name"):
-            found += [name_text(n, lower_case) for c in child.children
-                      if c.dep_ in ("oprd", "attr", "dobj") for n in (c, *c.conjuncts)]  # fmt: skip
-        elif child.dep_ == "appos" and is_name(child, lower_case):
-            found += [name_text(n, lower_case) for n in (child, *child.conjuncts)]
-        elif child.dep_ == "appos":
-            found += _names(child, lower_case)
-    return found
-
-
-NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
-
-
-def _counted(token: Token, names: list[str]) -> list[str]:
-    """The names, unless the count says otherwise ("two cats named Tom, Jerry and Spike")."""
-    counts = [c.lower_ for c in token.children if c.dep_ in ("nummod", "det")]
-    number = next((int(c) if c.isdigit() else NUMBERS[c] for c in counts
-                   if c.isdigit() or c in NUMBERS), None)  # fmt: skip
-    return names if number is None or number == len(names) else []
-
-
-def read_have(p: Predicate) -> list[ExtractedFact]:
-    if p.negated:
-        return []
-    verb = {"adopt": "adopted", "rescue": "rescued", "buy": "bought"}.get(
-        p.lemma, "have" if p.partner is not None else "has"
-    )
-    found = []
-    for obj in p.objects()[:1]:
-        word = obj.lemma_.lower()
-        if word in lex.PETS or obj.lower_ in lex.PETS:
-            names = _counted(obj, _names(obj, p.lower_case))
-            for name in names or [word]:
-                what = f"a {obj.lemma_.lower()}" if len(names) > 1 else phrase(obj)
-                named = f" named {name}" if names else ""
-                content = dated(p.clause, f"User {verb} {what}{named}")
-                found.append(fact(p, FAMILY, content, slot_for("pet", name), ACTIVE))
-        elif word in lex.CHILDREN or obj.lower_ in lex.CHILDREN:
-            names = _counted(obj, _names(obj, p.lower_case))
-            named = f" named {' and '.join(names)}" if names else ""
-            content = f"{who(p)} {verb} {phrase(obj)}{named}"
-            found.append(fact(p, FAMILY, content, "family:children", item_key(phrase(obj))))
-        elif _is_vehicle(obj):
-            content = f"User {verb} {phrase(obj)}"
-            found.append(fact(p, OWNS, content, "vehicle", item_key(phrase(obj))))
-        elif p.lemma in ("own", "buy") and obj.pos_ in ("NOUN", "PROPN"):
-            bought = "owns" if p.lemma == "own" else "bought"
-            content = dated(p.clause, f"User {bought} {rest_text(p.verb)}")
-            found.append(fact(p, OWNS, content, slot_for("possession", head_words(obj)), ACTIVE))
-        elif word in CONDITIONS:
-            found.append(fact(p, HEALTH, f"User has {phrase(obj)}", slot_for("condition", word),
-                              ACTIVE))  # fmt: skip
-    return found
-
-
-CONDITIONS = word_set(
-    "diabetes asthma adhd autism arthritis migraines migraine epilepsy eczema ibs anxiety "
-    "depression coeliac celiac psoriasis"
-)
-
-
-def _is_vehicle(token: Token) -> bool:
-    words = {t.lower_ for t in token.subtree}
-    return token.lemma_.lower() in lex.VEHICLES or bool(words & lex.CAR_BRANDS)
-
-
-def read_drive(p: Predicate) -> list[ExtractedFact]:
-    if p.negated or p.verb.tag_ not in ("VBP", "VBZ"):
-        return []
-    return [fact(p, OWNS, f"User drives {phrase(o)}", "vehicle", item_key(phrase(o)))
-            for o in p.objects()[:1]]  # fmt: skip
-
-
-def read_sell(p: Predicate) -> list[ExtractedFact]:
-    if p.negated or p.verb.tag_ not in PAST_TAGS:
-        return []
-    return [ending(p, f"User sold {phrase(o)}", ANY, head_words(o)) for o in p.objects()[:1]]
-
-
-def read_break_up(p: Predicate) -> list[ExtractedFact]:
-    if p.negated or p.verb.tag_ not in PAST_TAGS:
-        return []
-    partner = p.partner or next(iter(p.preps("with")), None)
-    if partner is None:
-        return []
-    content = dated(p.clause, f"User and {name_text(partner, p.lower_case)} broke up")
-    return [fact(p, MILESTONE, content, "partner", ENDED)]
-
-
-def read_marry(p: Predicate) -> list[ExtractedFact]:
-    """ "we got married on Saturday", "Priya and I got engaged", "I married Sam"."""
-    status = next((c.lower_ for c in p.verb.subtree if c.lower_ in ("married", "engaged",
-                   "divorced")), None)  # fmt: skip
-    if status is None or p.negated or p.verb.tag_ not in PAST_TAGS:
-        return []
-    partner = p.partner or next(iter(p.preps("to")), None)
-    to = f" to {name_text(partner, p.lower_case)}" if partner is not None else ""
-    content = dated(p.clause, f"User got {status}{to}")
-    return [fact(p, MILESTONE, content, "relationship_status", status)]
-
-
-def read_want(p: Predicate) -> list[ExtractedFact]:
-    """A goal with a date ("want to get my AWS certification by the end of March")."""
-    goal = next(iter(p.children("xcomp")), None)
-    dated_goal = p.clause.when is not None or any(t.ent_type_ == "DATE" for t in p.verb.subtree)
-    if goal is None or p.negated or not dated_goal:
-        return []
-    content = dated(p.clause, f"User wants to {goal.text} {rest_text(goal)}")
-    return [fact(p, GOAL, content, slot_for("goal", rest_text(goal)), ACTIVE)]
-
-
-PROJECT_NOUNS = word_set(
-    "app tool game website site project library bot cli plugin extension api service "
-    "startup platform"
-)
-
-
-def read_build(p: Predicate) -> list[ExtractedFact]:
-    """ "I'm building a habit tracker app in Flutter", "working on a CLI tool in Go"."""
-    if p.negated or p.verb.tag_ not in ("VBG", "VBP"):
-        return []
-    found = []
-    for obj in [*p.objects(), *(p.preps("on") if p.lemma == "work" else [])][:1]:
-        if obj.lemma_.lower() in PROJECT_NOUNS or "project" in rest_text(p.verb):
-            verb = "is building" if p.verb.tag_ == "VBG" else third_person_verb(p.verb.text)
-            content = f"{who(p)} {verb} {rest_text(p.verb)}"
-            found.append(fact(p, GOAL, content, slot_for("project", head_words(obj)), ACTIVE))
-    return found
 
 
 READERS: dict[str, Reader] = {

@@ -1,0 +1,149 @@
+"""Readers of what the speaker has, keeps and lives with: pets, children, vehicles and things,
+partners and marriages, goals and projects (see app/remember/readers.py)."""
+
+from spacy.tokens import Token
+
+from app.enrichment.wordlists import word_set
+from app.remember import lexicon as lex
+from app.remember.attributes import ACTIVE, ANY, ENDED, item_key, slot_for
+from app.remember.builders import FAMILY, HEALTH, MILESTONE, dated
+from app.remember.facts import ExtractedFact
+from app.remember.frames import Predicate, head_words, is_name, name_text, phrase, rest_text
+from app.remember.reading import GOAL, OWNS, PAST_TAGS, ending, fact, who
+from app.remember.values import third_person_verb
+
+# --- People, pets and things -----------------------------------------------------------------
+
+
+def _names(token: Token, lower_case: bool) -> list[str]:
+    """Names given to a noun: "a beagle called Biscuit", "two cats, Mochi and Tofu"."""
+    found = []
+    for child in token.children:
+        if child.dep_ == "acl" and child.lemma_.lower() in ("call", "name"):
+            found += [name_text(n, lower_case) for c in child.children
+                      if c.dep_ in ("oprd", "attr", "dobj") for n in (c, *c.conjuncts)]  # fmt: skip
+        elif child.dep_ == "appos" and is_name(child, lower_case):
+            found += [name_text(n, lower_case) for n in (child, *child.conjuncts)]
+        elif child.dep_ == "appos":
+            found += _names(child, lower_case)
+    return found
+
+
+NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+
+
+def _counted(token: Token, names: list[str]) -> list[str]:
+    """The names, unless the count says otherwise ("two cats named Tom, Jerry and Spike")."""
+    counts = [c.lower_ for c in token.children if c.dep_ in ("nummod", "det")]
+    number = next((int(c) if c.isdigit() else NUMBERS[c] for c in counts
+                   if c.isdigit() or c in NUMBERS), None)  # fmt: skip
+    return names if number is None or number == len(names) else []
+
+
+def read_have(p: Predicate) -> list[ExtractedFact]:
+    if p.negated:
+        return []
+    verb = {"adopt": "adopted", "rescue": "rescued", "buy": "bought"}.get(
+        p.lemma, "have" if p.partner is not None else "has"
+    )
+    found = []
+    for obj in p.objects()[:1]:
+        word = obj.lemma_.lower()
+        if word in lex.PETS or obj.lower_ in lex.PETS:
+            names = _counted(obj, _names(obj, p.lower_case))
+            for name in names or [word]:
+                what = f"a {obj.lemma_.lower()}" if len(names) > 1 else phrase(obj)
+                named = f" named {name}" if names else ""
+                content = dated(p.clause, f"User {verb} {what}{named}")
+                found.append(fact(p, FAMILY, content, slot_for("pet", name), ACTIVE))
+        elif word in lex.CHILDREN or obj.lower_ in lex.CHILDREN:
+            names = _counted(obj, _names(obj, p.lower_case))
+            named = f" named {' and '.join(names)}" if names else ""
+            content = f"{who(p)} {verb} {phrase(obj)}{named}"
+            found.append(fact(p, FAMILY, content, "family:children", item_key(phrase(obj))))
+        elif _is_vehicle(obj):
+            content = f"User {verb} {phrase(obj)}"
+            found.append(fact(p, OWNS, content, "vehicle", item_key(phrase(obj))))
+        elif p.lemma in ("own", "buy") and obj.pos_ in ("NOUN", "PROPN"):
+            bought = "owns" if p.lemma == "own" else "bought"
+            content = dated(p.clause, f"User {bought} {rest_text(p.verb)}")
+            found.append(fact(p, OWNS, content, slot_for("possession", head_words(obj)), ACTIVE))
+        elif word in CONDITIONS:
+            found.append(fact(p, HEALTH, f"User has {phrase(obj)}", slot_for("condition", word),
+                              ACTIVE))  # fmt: skip
+    return found
+
+
+CONDITIONS = word_set(
+    "diabetes asthma adhd autism arthritis migraines migraine epilepsy eczema ibs anxiety "
+    "depression coeliac celiac psoriasis"
+)
+
+
+def _is_vehicle(token: Token) -> bool:
+    words = {t.lower_ for t in token.subtree}
+    return token.lemma_.lower() in lex.VEHICLES or bool(words & lex.CAR_BRANDS)
+
+
+def read_drive(p: Predicate) -> list[ExtractedFact]:
+    if p.negated or p.verb.tag_ not in ("VBP", "VBZ"):
+        return []
+    return [fact(p, OWNS, f"User drives {phrase(o)}", "vehicle", item_key(phrase(o)))
+            for o in p.objects()[:1]]  # fmt: skip
+
+
+def read_sell(p: Predicate) -> list[ExtractedFact]:
+    if p.negated or p.verb.tag_ not in PAST_TAGS:
+        return []
+    return [ending(p, f"User sold {phrase(o)}", ANY, head_words(o)) for o in p.objects()[:1]]
+
+
+def read_break_up(p: Predicate) -> list[ExtractedFact]:
+    if p.negated or p.verb.tag_ not in PAST_TAGS:
+        return []
+    partner = p.partner or next(iter(p.preps("with")), None)
+    if partner is None:
+        return []
+    content = dated(p.clause, f"User and {name_text(partner, p.lower_case)} broke up")
+    return [fact(p, MILESTONE, content, "partner", ENDED)]
+
+
+def read_marry(p: Predicate) -> list[ExtractedFact]:
+    """ "we got married on Saturday", "Priya and I got engaged", "I married Sam"."""
+    status = next((c.lower_ for c in p.verb.subtree if c.lower_ in ("married", "engaged",
+                   "divorced")), None)  # fmt: skip
+    if status is None or p.negated or p.verb.tag_ not in PAST_TAGS:
+        return []
+    partner = p.partner or next(iter(p.preps("to")), None)
+    to = f" to {name_text(partner, p.lower_case)}" if partner is not None else ""
+    content = dated(p.clause, f"User got {status}{to}")
+    return [fact(p, MILESTONE, content, "relationship_status", status)]
+
+
+def read_want(p: Predicate) -> list[ExtractedFact]:
+    """A goal with a date ("want to get my AWS certification by the end of March")."""
+    goal = next(iter(p.children("xcomp")), None)
+    dated_goal = p.clause.when is not None or any(t.ent_type_ == "DATE" for t in p.verb.subtree)
+    if goal is None or p.negated or not dated_goal:
+        return []
+    content = dated(p.clause, f"User wants to {goal.text} {rest_text(goal)}")
+    return [fact(p, GOAL, content, slot_for("goal", rest_text(goal)), ACTIVE)]
+
+
+PROJECT_NOUNS = word_set(
+    "app tool game website site project library bot cli plugin extension api service "
+    "startup platform"
+)
+
+
+def read_build(p: Predicate) -> list[ExtractedFact]:
+    """ "I'm building a habit tracker app in Flutter", "working on a CLI tool in Go"."""
+    if p.negated or p.verb.tag_ not in ("VBG", "VBP"):
+        return []
+    found = []
+    for obj in [*p.objects(), *(p.preps("on") if p.lemma == "work" else [])][:1]:
+        if obj.lemma_.lower() in PROJECT_NOUNS or "project" in rest_text(p.verb):
+            verb = "is building" if p.verb.tag_ == "VBG" else third_person_verb(p.verb.text)
+            content = f"{who(p)} {verb} {rest_text(p.verb)}"
+            found.append(fact(p, GOAL, content, slot_for("project", head_words(obj)), ACTIVE))
+    return found
