@@ -155,7 +155,7 @@ async def _write(
     for memory, row in scores:
         memory.relevance_score = row["score"]
     archived = await store.archive(stores.graph, archive, actor=ACTOR, now=stamp)
-    await _mirror_payloads(stores, [memory for memory, _ in scores] + archived)
+    await mirror_payloads(stores, [memory for memory, _ in scores] + archived)
     deleted = await store.forget(stores.graph, delete, actor=ACTOR, now=stamp)
     if deleted:
         try:
@@ -165,7 +165,7 @@ async def _write(
             stores.health.failed(VECTOR_COMPONENT, exc)
 
 
-async def _mirror_payloads(stores: Stores, memories: list[Memory]) -> None:
+async def mirror_payloads(stores: Stores, memories: list[Memory]) -> None:
     """Each memory's payload in the vector index (a point not embedded yet is skipped)."""
     failed: Exception | None = None
     for memory in memories:

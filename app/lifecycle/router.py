@@ -6,9 +6,13 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Body
 from pydantic import BaseModel, Field, field_validator
 
-from app.deps import AdminDep, RuntimeDep
+from app.auth import resolve_scope
+from app.deps import AdminDep, AgentHeader, PrincipalDep, RuntimeDep
+from app.errors import Forbidden
+from app.lifecycle.fsck import run_fsck
 from app.lifecycle.runs import MODES
 from app.lifecycle.tasks import LifecycleScheduler, describe, enqueue_run, schedules
+from app.models import utc_now
 from app.storage import lifecycle as store
 
 router = APIRouter(tags=["lifecycle"])
@@ -83,3 +87,46 @@ async def consolidation_status(runtime: RuntimeDep, _: AdminDep) -> Consolidatio
         thread_alive=runtime.scheduler_running,
         tick_seconds=settings.consolidation_tick_s,
     )
+
+
+class FsckRequest(BaseModel):
+    apply: bool = Field(False, description="Repair the findings marked safe.")
+    user_id: str | None = Field(
+        None, max_length=200, description="Admin key only: this user; null = every user."
+    )
+
+
+class FsckReport(BaseModel):
+    status: Literal["success"] = "success"
+    user_id: str | None = Field(description="Whose memories were checked (null: everyone's).")
+    agent_id: str | None = Field(None, description="The caller's agent scope, if any.")
+    checked: int = Field(description="Memories read.")
+    truncated: bool = Field(description="More memories exist than FSCK_MAX_MEMORIES.")
+    counts: dict[str, int] = Field(description="Findings per type.")
+    applied: int = Field(description="Findings repaired (apply=true, safe ones only).")
+    issues: list[dict[str, Any]] = Field(
+        description="Findings (at most 200): type, ids, detail, fix, safe, applied."
+    )
+
+
+@router.post("/admin/fsck", response_model=FsckReport)
+async def fsck(
+    runtime: RuntimeDep,
+    principal: PrincipalDep,
+    body: Annotated[FsckRequest, Body()] = FsckRequest(),
+    x_agent_id: AgentHeader = None,
+) -> FsckReport:
+    """Checks the store (a user key: only what its scope sees; the admin key: one user or
+    everyone) for duplicates, contradictions, broken validity, invalid memories, stored prompt
+    injections, dangling references, missing and orphan vectors; `apply` repairs the safe ones.
+    """
+    scope = None
+    if not principal.is_admin:
+        scope = resolve_scope(principal, x_agent_id)
+        if body.user_id not in (None, scope.user_id):
+            raise Forbidden("A user's fsck checks only that user's memories")
+    report = await run_fsck(
+        runtime, scope=scope, user_id=None if scope else body.user_id, apply=body.apply,
+        limit=runtime.settings.fsck_max_memories, now=utc_now(),
+    )  # fmt: skip
+    return FsckReport(**report)

@@ -141,3 +141,17 @@ def test_next_run_wording():
     assert describe("2026-01-01T00:00:30+00:00", now) == "Due now"
     assert describe("2026-01-01T05:00:00+00:00", now) == "In 5 hour(s)"
     assert describe("2026-01-03T01:00:00+00:00", now) == "In 2 day(s)"
+
+
+async def test_a_scheduled_fsck_reports_into_the_history(
+    app_client: httpx.AsyncClient, runner: JobRunner
+):
+    deps = runtime(app_client)
+    plan = [Schedule("fsck", DAY)]
+    (job_id,) = await LifecycleScheduler(deps.jobs, plan, clock=lambda: 2_000 * DAY).tick()
+    report = await wait_done(app_client, job_id)
+    assert report["state"] == "done", report
+    assert report["result"]["mode"] == "fsck"
+    assert "checked" in report["result"]["steps"]["fsck"]
+    history = await store.run_history(deps.stores.graph, 20)
+    assert history[0]["task"] == "fsck" and history[0]["trigger"] == "scheduled"

@@ -1,0 +1,308 @@
+"""fsck: find what is wrong in a store, propose a fix for each finding, repair what is safe.
+
+Checks (each finding names its memories and proposes a fix; `apply` repairs the `safe` ones,
+the others need a person):
+
+* duplicate: the same content (case, punctuation, spacing aside) twice in one scope; safe fix:
+  archive all but one (the most important, then the oldest);
+* contradiction: the same attribute (`slot`) with different contents, both current; proposed:
+  invalidate the older;
+* broken_validity: `t_invalid` not after `t_valid`; proposed: correct or clear `t_invalid`;
+* invalid: a node that fails the memory model (types, ranges, JSON fields); proposed: edit or
+  delete it;
+* prompt_injection: stored text that reads as instructions to a model; safe fix: archive it
+  (quarantine);
+* dangling_reference: `consolidated_into`, `superseded_by` or `derived_from` naming a deleted
+  memory; safe fix: drop the reference;
+* missing_vector: marked embedded, but its point or dense vector is missing; safe fix: embed
+  it again;
+* orphan_vector (admin runs over every user): a point whose memory does not exist; safe fix:
+  delete the point.
+
+A caller's fsck reads only what its scope may see (the admin key: one user, or everyone); at
+most FSCK_MAX_MEMORIES memories are read, in id order (`truncated` says when more exist).
+Archiving is a revision (actor `engram:fsck`), restorable by PATCH {"archived": false}.
+"""
+
+import json
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from typing import Any
+
+from pydantic import ValidationError
+
+from app.jobs.queue import batches
+from app.lifecycle.decay import mirror_payloads
+from app.memories.tasks import enqueue_embedding
+from app.models import to_iso
+from app.scope import Scope
+from app.storage import Stores
+from app.storage import fsck as store
+from app.storage import lifecycle as lifecycle_store
+from app.storage.graph import memory_from_properties, properties_to_dict
+
+ACTOR = "engram:fsck"
+PAGE = 1000
+VECTOR_BATCH = 256
+MAX_LISTED = 200  # findings listed per report (counts are always complete)
+
+# Text that addresses a model rather than recording a memory.
+INJECTION_PATTERNS = [
+    re.compile(p, re.IGNORECASE | re.MULTILINE)
+    for p in (
+        r"\b(ignore|forget|disregard)\s+(all\s+|any\s+)?(of\s+)?(the\s+|your\s+)?"
+        r"(previous|prior|above|earlier|preceding)\s+(instructions|prompts?|messages|rules)",
+        r"\b(reveal|print|show|repeat|output)\s+(me\s+)?(your|the)\s+"
+        r"(system\s+prompt|hidden\s+instructions|instructions\s+above)",
+        r"\byou\s+are\s+now\s+(in\s+)?(developer|dan|jailbreak|god|unrestricted)\s*mode",
+        r"<\|im_(start|end)\|>|\[/?INST\]|<</?SYS>>",
+        r"\bnew\s+(system\s+)?instructions\s*:",
+        r"^\s*system\s*:\s*you\s+(must|will|are|should)\b",
+    )
+]
+
+
+@dataclass
+class Finding:
+    type: str
+    ids: list[str]
+    detail: str
+    fix: str
+    safe: bool
+    applied: bool = False
+
+
+@dataclass
+class Stored:
+    """One memory as read for checking."""
+
+    props: dict[str, Any]  # JSON fields parsed where they parse
+    replaced: bool
+    invalid: str | None = None
+
+
+async def read(
+    stores: Stores, scope: Scope | None, user_id: str | None, limit: int
+) -> tuple[list[Stored], bool]:
+    """Up to `limit` memories (in id order) and whether more exist."""
+    found: list[Stored] = []
+    after = ""
+    while len(found) <= limit:
+        rows = await store.page(stores.graph, scope, user_id, after=after,
+                                limit=min(PAGE, limit + 1 - len(found)))  # fmt: skip
+        if not rows:
+            break
+        found += [_parsed(props, replaced) for props, replaced in rows]
+        after = rows[-1][0]["id"]
+    return found[:limit], len(found) > limit
+
+
+def _parsed(props: dict[str, Any], replaced: bool) -> Stored:
+    try:
+        memory_from_properties(props)
+    except (ValidationError, ValueError) as exc:
+        problem = str(exc).splitlines()[0:3]
+        try:
+            parsed = properties_to_dict(props)
+        except json.JSONDecodeError:
+            parsed = dict(props)
+        return Stored(parsed, replaced, "; ".join(problem))
+    return Stored(properties_to_dict(props), replaced)
+
+
+def normalised(content: str) -> str:
+    return " ".join(re.sub(r"[^\w\s]", " ", content.lower()).split())
+
+
+def duplicates(memories: Iterable[Stored]) -> list[Finding]:
+    groups: dict[tuple, list[dict[str, Any]]] = defaultdict(list)
+    for m in memories:
+        p = m.props
+        if not p.get("archived") and isinstance(p.get("content"), str) and m.invalid is None:
+            groups[(p["user_id"], p.get("agent_id"), normalised(p["content"]))].append(p)
+    findings = []
+    for group in groups.values():
+        if len(group) < 2:
+            continue
+        group.sort(key=lambda p: (-float(p.get("importance", 0)), p["created_at"], p["id"]))
+        findings.append(Finding(
+            "duplicate", [p["id"] for p in group],
+            f"{len(group)} memories with the same content in one scope",
+            f"keep {group[0]['id']} (most important, then oldest); archive the others", True,
+        ))  # fmt: skip
+    return findings
+
+
+def _current(m: Stored, stamp: str) -> bool:
+    p = m.props
+    return not (p.get("archived") or m.replaced or p.get("superseded_by")
+                or (p.get("t_invalid") and p["t_invalid"] <= stamp))  # fmt: skip
+
+
+def contradictions(memories: Iterable[Stored], now: datetime) -> list[Finding]:
+    stamp = to_iso(now)
+    slots: dict[tuple, list[dict[str, Any]]] = defaultdict(list)
+    for m in memories:
+        if m.props.get("slot") and _current(m, stamp):
+            slots[(m.props["user_id"], m.props.get("agent_id"), m.props["slot"])].append(m.props)
+    findings = []
+    for (_, _, slot), group in slots.items():
+        if len({p.get("content_hash") for p in group}) < 2:
+            continue
+        group.sort(key=lambda p: (p.get("t_valid") or p["created_at"], p["id"]))
+        findings.append(Finding(
+            "contradiction", [p["id"] for p in group],
+            f"{len(group)} current memories give different values for '{slot}'",
+            f"invalidate the older ones (t_invalid = the t_valid of {group[-1]['id']})", False,
+        ))  # fmt: skip
+    return findings
+
+
+def broken_validity(memories: Iterable[Stored]) -> list[Finding]:
+    return [
+        Finding("broken_validity", [m.props["id"]],
+                f"t_invalid {m.props['t_invalid']} is not after t_valid {m.props['t_valid']}",
+                "correct t_valid, or clear t_invalid", False)  # fmt: skip
+        for m in memories
+        if m.props.get("t_invalid") and m.props.get("t_valid")
+        and str(m.props["t_invalid"]) <= str(m.props["t_valid"])
+    ]  # fmt: skip
+
+
+def invalid(memories: Iterable[Stored]) -> list[Finding]:
+    return [
+        Finding("invalid", [m.props.get("id", "?")], f"fails the memory model: {m.invalid}",
+                "edit the memory (PATCH) or delete it", False)  # fmt: skip
+        for m in memories if m.invalid is not None
+    ]  # fmt: skip
+
+
+def injections(memories: Iterable[Stored]) -> list[Finding]:
+    findings = []
+    for m in memories:
+        content = m.props.get("content")
+        if m.props.get("archived") or not isinstance(content, str):
+            continue
+        hit = next((p.search(content) for p in INJECTION_PATTERNS if p.search(content)), None)
+        if hit:
+            findings.append(Finding(
+                "prompt_injection", [m.props["id"]], f"reads as instructions: {hit.group(0)!r}",
+                "archive it (quarantine); restore by PATCH if it is legitimate", True,
+            ))  # fmt: skip
+    return findings
+
+
+async def dangling_references(stores: Stores, memories: list[Stored]) -> list[Finding]:
+    named: dict[str, set[str]] = {}
+    for m in memories:
+        p = m.props
+        refs = {p.get("consolidated_into"), p.get("superseded_by"), *(p.get("derived_from") or [])}
+        refs.discard(None)
+        if refs:
+            named[p["id"]] = {str(r) for r in refs}
+    wanted = set().union(*named.values()) if named else set()
+    existing = await stores.graph.existing_ids(sorted(wanted)) if wanted else set()
+    return [
+        Finding("dangling_reference", [memory_id],
+                f"names deleted memories: {', '.join(sorted(refs - existing))}",
+                "drop the references to the deleted memories", True)  # fmt: skip
+        for memory_id, refs in named.items() if refs - existing
+    ]  # fmt: skip
+
+
+async def missing_vectors(stores: Stores, memories: list[Stored]) -> list[Finding]:
+    embedded = [m.props["id"] for m in memories if m.props.get("embedding_status") == "done"]
+    missing = []
+    for start in range(0, len(embedded), VECTOR_BATCH):
+        chunk = embedded[start : start + VECTOR_BATCH]
+        points = await stores.vectors.retrieve(chunk)
+        missing += [i for i in chunk if i not in points or not points[i].has_dense]
+    return [
+        Finding(
+            "missing_vector",
+            [i],
+            "marked embedded, but its vector is missing",
+            "embed it again",
+            True,
+        )  # fmt: skip
+        for i in missing
+    ]
+
+
+async def orphan_vectors(stores: Stores) -> list[Finding]:
+    orphans: list[str] = []
+    async for ids in stores.vectors.iter_ids():
+        existing = await stores.graph.existing_ids(ids)
+        orphans += [i for i in ids if i not in existing]
+    return [
+        Finding("orphan_vector", [i], "a vector point without a memory", "delete the point", True)
+        for i in orphans
+    ]
+
+
+async def run_fsck(
+    deps: Any, *, scope: Scope | None, user_id: str | None, apply: bool, limit: int,
+    now: datetime,
+) -> dict[str, Any]:  # fmt: skip
+    """Runs every check for a scope (or, with scope None, the admin's user or everyone)."""
+    stores: Stores = deps.stores
+    memories, truncated = await read(stores, scope, user_id, limit)
+    findings = (
+        duplicates(memories) + contradictions(memories, now) + broken_validity(memories)
+        + invalid(memories) + injections(memories)
+        + await dangling_references(stores, memories) + await missing_vectors(stores, memories)
+    )  # fmt: skip
+    if scope is None and user_id is None:
+        findings += await orphan_vectors(stores)
+    if apply:
+        await repair(deps, findings, {m.props["id"]: m.props for m in memories}, now)
+    counts: dict[str, int] = defaultdict(int)
+    for finding in findings:
+        counts[finding.type] += 1
+    return {
+        "status": "success", "user_id": scope.user_id if scope else user_id,
+        "agent_id": scope.agent_id if scope else None, "checked": len(memories),
+        "truncated": truncated, "counts": dict(counts),
+        "applied": sum(f.applied for f in findings),
+        "issues": [asdict(f) for f in findings[:MAX_LISTED]],
+    }  # fmt: skip
+
+
+async def repair(
+    deps: Any, findings: list[Finding], props: dict[str, dict[str, Any]], now: datetime
+) -> None:
+    """Applies the safe fixes; marks each finding repaired."""
+    stores: Stores = deps.stores
+    stamp = to_iso(now)
+    archive, clear, embed, points = [], [], [], []
+    for f in findings:
+        if f.type == "duplicate":
+            archive += f.ids[1:]
+        elif f.type == "prompt_injection":
+            archive += f.ids
+        elif f.type == "dangling_reference":
+            gone = f.detail.split(": ", 1)[1].split(", ")
+            clear.append({"id": f.ids[0], "user_id": props[f.ids[0]]["user_id"], "gone": gone})
+        elif f.type == "missing_vector":
+            embed.append({"id": f.ids[0], "user_id": props[f.ids[0]]["user_id"]})
+        elif f.type == "orphan_vector":
+            points += f.ids
+        f.applied = f.safe
+    rows = [{"id": i, "user_id": props[i]["user_id"], "version": props[i]["version"],
+             "score": props[i].get("relevance_score")} for i in dict.fromkeys(archive)]  # fmt: skip
+    archived = await lifecycle_store.archive(stores.graph, rows, actor=ACTOR, now=stamp)
+    await mirror_payloads(stores, archived)
+    await store.clear_references(stores.graph, clear)
+    await store.mark_unembedded(stores.graph, embed)
+    owners: dict[str, list[str]] = defaultdict(list)
+    for row in embed:
+        owners[row["user_id"]].append(row["id"])
+    if stores.jobs is not None:
+        for owner, ids in owners.items():
+            for chunk in batches(ids):
+                await enqueue_embedding(stores.jobs, owner, chunk)
+    if points:
+        await stores.vectors.delete(points)
