@@ -115,7 +115,7 @@ def resolve_scope(principal: Principal, header_agent: str | None) -> Scope:
     if principal.user_id is None:
         raise Forbidden("The admin key is for /admin endpoints; use a user's API key here")
     agent = header_agent.strip() if header_agent else None
-    if agent and not AGENT_ID.match(agent):
+    if agent and not AGENT_ID.fullmatch(agent):
         raise BadRequest("Invalid X-Agent-Id: use letters, digits, '_', '.', '-', '@' and ':'")
     prefix = principal.agent_prefix
     if prefix:

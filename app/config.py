@@ -17,6 +17,9 @@ class Settings(BaseSettings):
     port: int = Field(8001, validation_alias="ENGRAM_PORT")
     data_dir: Path = Field(Path("data"), validation_alias="ENGRAM_DATA_DIR")
     log_level: str = Field("info", validation_alias="ENGRAM_LOG_LEVEL")
+    # A request body over this many bytes is a 413 before it is parsed. The default is above the
+    # largest valid body: a batch of 500 memories at their field limits, with vectors.
+    max_body_bytes: int = Field(64 * 1024 * 1024, ge=1024, validation_alias="ENGRAM_MAX_BODY_BYTES")
 
     # Auth. api_keys: JSON {"<key or sha256:hex>": "user_id" | {"user_id": .., "agent_prefix": ..}}
     api_keys: dict[str, str | dict[str, str]] = Field({}, validation_alias="ENGRAM_API_KEYS")

@@ -1,11 +1,11 @@
 """The one place errors become HTTP responses: `{status: "error", code, error, message}`.
 
 `code` is the HTTP status as a number (AutoMem's envelope); `error` names the kind. Bad input is
-400 with the offending field named, never 422; unexpected failures are a plain 500 whose details
-go to the log, never to the client.
+400 with the offending field named, never 422. Exceptions no handler takes are answered by
+`app.http_guard.AnswerErrors`: 503 `store_unavailable` for a store outage, else a plain 500 whose
+details go to the log, never to the client.
 """
 
-import logging
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -13,9 +13,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from app.errors import AppError, RateLimited
-
-log = logging.getLogger(__name__)
+from app.errors import AppError, RateLimited, StoreUnavailable
+from app.http_guard import STORE_RETRY_AFTER_S
 
 
 def error_response(status: int, kind: str, message: str) -> JSONResponse:
@@ -57,6 +56,8 @@ def install_error_handlers(app: FastAPI) -> None:
         response = error_response(exc.status_code, exc.code, exc.message)
         if isinstance(exc, RateLimited):
             response.headers["Retry-After"] = str(exc.retry_after_s)
+        elif isinstance(exc, StoreUnavailable):
+            response.headers["Retry-After"] = str(STORE_RETRY_AFTER_S)
         return response
 
     @app.exception_handler(RequestValidationError)
@@ -69,12 +70,9 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-        kinds = {404: "not_found", 405: "method_not_allowed"}
-        return error_response(
+        kinds = {404: "not_found", 405: "method_not_allowed", 413: "payload_too_large"}
+        response = error_response(
             exc.status_code, kinds.get(exc.status_code, "http_error"), str(exc.detail)
         )
-
-    @app.exception_handler(Exception)
-    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
-        log.exception("unhandled error on %s %s", request.method, request.url.path)
-        return error_response(500, "internal_error", "Internal server error")
+        response.headers.update(exc.headers or {})  # e.g. a 405's Allow
+        return response

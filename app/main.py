@@ -4,11 +4,12 @@ import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 
 from app.config import Settings, get_settings
 from app.enrichment.router import router as entities_router
 from app.http_errors import install_error_handlers
+from app.http_guard import AnswerErrors, LimitBody, reject_bad_text
 from app.lifecycle.router import router as lifecycle_router
 from app.mcp.http import mount_mcp
 from app.mcp.http import session_manager as mcp_session_manager
@@ -71,11 +72,13 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
 
     app = FastAPI(
         title="Engram", version="0.1.0", description=DESCRIPTION, lifespan=lifespan,
-        generate_unique_id_function=operation_id,
+        generate_unique_id_function=operation_id, dependencies=[Depends(reject_bad_text)],
     )  # fmt: skip
     install_error_handlers(app)
     app.state.write_gate = WriteGate()
     app.add_middleware(WriteGateMiddleware, gate=app.state.write_gate)
+    app.add_middleware(LimitBody, max_bytes=settings.max_body_bytes)
+    app.add_middleware(AnswerErrors)
     app.include_router(memories_router)
     app.include_router(recall_router)
     app.include_router(core_router)

@@ -12,6 +12,7 @@ from typing import Annotated, Any
 from pydantic import BeforeValidator, Field, WithJsonSchema
 
 from app.models import IMPORTANCE_LEVELS, TYPE_ALIASES, MemoryType
+from app.validation import MAX_METADATA_BYTES, check_free_json, check_text
 
 MAX_CONTENT_CHARS = 2000
 MAX_TAGS = 50
@@ -19,6 +20,9 @@ MAX_TAG_CHARS = 128
 MAX_LABELS = 20
 LABEL_KEY = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]*$")
 MAX_LABEL_STRING_CHARS = 500
+MAX_LABEL_LIST_ITEMS = 50
+MAX_CATEGORIES = 50
+MAX_CATEGORY_CHARS = 128
 AGENT_ID = re.compile(r"^[A-Za-z0-9_.@-]{1,64}(:[A-Za-z0-9_.@-]{1,64}){0,7}$")
 
 
@@ -48,7 +52,7 @@ def parse_unit_interval(value: Any) -> float:
 def parse_content(value: Any) -> str:
     if not isinstance(value, str):
         raise ValueError("must be a string")
-    text = value.strip()
+    text = check_text(value).strip()
     if not text:
         raise ValueError("is required and must not be empty")
     if len(text) > MAX_CONTENT_CHARS:
@@ -65,7 +69,7 @@ def parse_tags(value: Any) -> list[str]:
     items = [value] if isinstance(value, str) else value
     if not isinstance(items, list) or not all(isinstance(t, str) for t in items):
         raise ValueError("must be a list of strings or a single string")
-    tags = list(dict.fromkeys(t.strip() for t in items if t.strip()))
+    tags = list(dict.fromkeys(check_text(t).strip() for t in items if t.strip()))
     if len(tags) > MAX_TAGS:
         raise ValueError(f"must have at most {MAX_TAGS} tags ({len(tags)} provided)")
     if any(len(t) > MAX_TAG_CHARS for t in tags):
@@ -85,7 +89,7 @@ def parse_metadata(value: Any) -> dict[str, Any]:
         return {}
     if not isinstance(value, dict):
         raise ValueError("must be an object")
-    return value
+    return check_free_json(value)
 
 
 def parse_labels(value: Any) -> dict[str, Any]:
@@ -97,26 +101,36 @@ def parse_labels(value: Any) -> dict[str, Any]:
     if len(value) > MAX_LABELS:
         raise ValueError(f"must have at most {MAX_LABELS} keys ({len(value)} provided)")
     for key, item in value.items():
-        if not LABEL_KEY.match(key):
+        if not LABEL_KEY.fullmatch(key):
             raise ValueError(f"key {key!r} must match {LABEL_KEY.pattern}")
         _check_label_value(key, item)
     return value
 
 
 def _check_label_value(key: str, item: Any) -> None:
-    if isinstance(item, str | bool | int):
-        if isinstance(item, str) and len(item) > MAX_LABEL_STRING_CHARS:
-            raise ValueError(
-                f"value of {key!r} must be at most {MAX_LABEL_STRING_CHARS} characters"
-            )
+    if isinstance(item, str):
+        _check_label_string(key, item)
         return
-    if isinstance(item, float) and math.isfinite(item):
+    if isinstance(item, bool | int) or (isinstance(item, float) and math.isfinite(item)):
         return
     if isinstance(item, list) and all(isinstance(x, str) for x in item):
+        if len(item) > MAX_LABEL_LIST_ITEMS:
+            raise ValueError(f"value of {key!r} must have at most {MAX_LABEL_LIST_ITEMS} items")
+        for text in item:
+            _check_label_string(key, text)
         return
     raise ValueError(
         f"value of {key!r} must be a string, number, boolean or list of strings (flat values only)"
     )
+
+
+def _check_label_string(key: str, text: str) -> None:
+    if len(text) > MAX_LABEL_STRING_CHARS:
+        raise ValueError(f"value of {key!r} must be at most {MAX_LABEL_STRING_CHARS} characters")
+    try:
+        check_text(text)
+    except ValueError as exc:
+        raise ValueError(f"value of {key!r} {exc}") from None
 
 
 def parse_time(value: Any) -> datetime:
@@ -153,7 +167,7 @@ def parse_embedding(value: Any) -> list[float] | None:
 def parse_agent_id(value: Any) -> str | None:
     if value is None:
         return None
-    if not isinstance(value, str) or not AGENT_ID.match(value):
+    if not isinstance(value, str) or not AGENT_ID.fullmatch(value):
         raise ValueError(
             "must be an agent name (letters, digits, '_', '.', '-', '@'), with ':' separating "
             "sub-agents, e.g. 'openwebui:bob'"
@@ -166,7 +180,17 @@ def parse_strings(value: Any) -> list[str]:
         return []
     if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
         raise ValueError("must be a list of strings")
-    return [x.strip() for x in value if x.strip()]
+    items = [check_text(x).strip() for x in value if x.strip()]
+    if len(items) > MAX_CATEGORIES:
+        raise ValueError(f"must have at most {MAX_CATEGORIES} items ({len(items)} provided)")
+    if any(len(x) > MAX_CATEGORY_CHARS for x in items):
+        raise ValueError(f"each item must be at most {MAX_CATEGORY_CHARS} characters")
+    return items
+
+
+def parse_text(value: Any) -> Any:
+    """A plain string field: no NUL, no lone surrogate (its length is the field's own rule)."""
+    return check_text(value) if isinstance(value, str) else value
 
 
 def parse_ttl_days(value: Any) -> float | None:
@@ -228,7 +252,10 @@ TypeName = Annotated[
 Metadata = Annotated[
     dict[str, Any],
     BeforeValidator(parse_metadata),
-    Field(description="Free JSON object (provenance, entities, client data)."),
+    Field(
+        description="Free JSON object (provenance, entities, client data), at most "
+        f"{MAX_METADATA_BYTES} bytes as compact JSON."
+    ),
 ]
 Labels = Annotated[
     dict[str, Any],
@@ -250,6 +277,7 @@ AgentId = Annotated[
     Field(description="Agent scope; must be the caller's X-Agent-Id or one of its sub-agents."),
 ]
 Strings = Annotated[list[str], BeforeValidator(parse_strings)]
+Text = Annotated[str, BeforeValidator(parse_text)]
 TtlDays = Annotated[
     float | None,
     BeforeValidator(parse_ttl_days),

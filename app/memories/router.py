@@ -30,6 +30,7 @@ router = APIRouter(tags=["memories"])
 
 
 INTERNAL_FIELDS = {"agent_lineage", "content_hash"}
+MAX_OFFSET = 100_000  # deeper pages: narrow the tags instead
 
 
 def public(memory: Memory) -> dict:
@@ -61,7 +62,7 @@ async def store_memory(
         version=memory.version,
         qdrant="stored" if stored.mirrored else "failed",
         embedding_status=stored.embedding,
-        enrichment="disabled",
+        enrichment=service.enrichment_state(runtime.stores),
         previously_deleted=stored.previously_deleted,
         metadata=memory.metadata,
         timestamp=memory.timestamp,
@@ -88,7 +89,7 @@ async def store_batch(
         stored=len(result.ids),
         memory_ids=result.ids,
         qdrant=qdrant,
-        enrichment="disabled",
+        enrichment=service.enrichment_state(runtime.stores),
         query_time_ms=service.elapsed_ms(started),
     )
 
@@ -98,12 +99,14 @@ async def list_by_tag(
     tags: TagsDep,
     stores: StoresDep,
     scope: ScopeDep,
-    limit: Annotated[int, Query(description="Page size, clamped to 1–200.")] = 20,
-    offset: Annotated[int, Query(description="Page start, ≥ 0.")] = 0,
+    limit: Annotated[
+        int, Query(description="Page size, clamped to 1–200 (AutoMem's rule); see `limit`.")
+    ] = 20,
+    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET, description="Page start.")] = 0,
     include_archived: Annotated[bool, Query(description="Archived memories too.")] = False,
 ) -> ByTagResponse:
     """Memories having any of the tags, most important first."""
-    limit, offset = min(max(limit, 1), 200), max(offset, 0)
+    limit = min(max(limit, 1), 200)
     page, has_more = await service.list_by_tags(
         stores=stores, scope=scope, tags=tags, limit=limit, offset=offset,
         include_archived=include_archived,

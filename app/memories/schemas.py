@@ -14,6 +14,7 @@ from app.memories.fields import (
     Metadata,
     Strings,
     Tags,
+    Text,
     Timestamp,
     TtlDays,
     TypeName,
@@ -27,10 +28,10 @@ class SourceIn(BaseModel):
     """Where a memory came from; `created_by` is always the authenticated caller."""
 
     model_config = ConfigDict(extra="forbid")
-    session_id: str | None = Field(None, max_length=200, description="Client session id.")
-    chat_id: str | None = Field(None, max_length=200, description="Chat / conversation id.")
-    message_id: str | None = Field(None, max_length=200, description="Message id in the chat.")
-    model: str | None = Field(None, max_length=200, description="Model that produced the text.")
+    session_id: Text | None = Field(None, max_length=200, description="Client session id.")
+    chat_id: Text | None = Field(None, max_length=200, description="Chat / conversation id.")
+    message_id: Text | None = Field(None, max_length=200, description="Message id in the chat.")
+    model: Text | None = Field(None, max_length=200, description="Model that produced the text.")
 
 
 class MemoryCreate(BaseModel):

@@ -13,7 +13,7 @@ from typing import Any
 
 from app.auth import memory_agent
 from app.classify import Classification, classify_by_patterns
-from app.enrichment.queueing import enqueue_enrichment
+from app.enrichment.queueing import enqueue_enrichment, enrichment_enabled
 from app.errors import BadRequest, Conflict, MemoryNotFound
 from app.jobs.queue import batches
 from app.lifecycle.archive import archive_changes
@@ -48,6 +48,12 @@ class BatchStored:
     failed: int = 0
     embedding: str = "pending"  # for those without a vector: queued | pending
     previously_deleted: dict[str, bool] = field(default_factory=dict)
+
+
+def enrichment_state(stores: Stores) -> str:
+    """What POST /memory reports: "queued" when this process queues enrichment after the write
+    (directly, or through the embed job for a memory without a vector), else "disabled"."""
+    return "queued" if enrichment_enabled(stores.jobs) else "disabled"
 
 
 def build_memory(

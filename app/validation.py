@@ -1,0 +1,101 @@
+"""Rules every client string and free-form value obeys before it can reach a store.
+
+A leaf module (stdlib only), shared by the request models (app/memories/fields.py and the other
+domains' schemas) and by the HTTP guard that checks every path, query, header and JSON body
+(app/http_guard.py).
+
+Text is rejected, never cleaned: a NUL character (FalkorDB refuses it as a query parameter) or a
+lone UTF-16 surrogate (not encodable as UTF-8; JSON lets a client send one as `"\\ud800"`) makes
+the request a 400 naming the field, so what is stored is always exactly what was sent.
+"""
+
+import json
+import math
+import re
+from typing import Any
+
+# NUL, and any surrogate code point: a str decoded from JSON holds a valid pair as one code point,
+# so a surrogate left in it is always a lone one.
+_BAD_CHAR = re.compile("[\x00\ud800-\udfff]")
+# A JSON text can only carry either as a \u escape (a raw NUL or an encoded surrogate is invalid
+# JSON or invalid UTF-8 and fails the parse): a cheap test of the raw body before any walk.
+# Python's JSON parser also takes NaN and Infinity, which no JSON reply can carry back.
+_BAD_ESCAPE = re.compile(rb"\\u(?:0000|[dD][89a-fA-F][0-9a-fA-F]{2})|NaN|Infinity")
+
+MAX_JSON_DEPTH = 20  # nesting of a free-form object (metadata), counted from the value itself
+MAX_METADATA_BYTES = 32_768  # `metadata` as compact JSON (UTF-8)
+
+
+def text_problem(value: str) -> str | None:
+    """What is wrong with a client string, or None."""
+    found = _BAD_CHAR.search(value)
+    if found is None:
+        return None
+    if found.group() == "\x00":
+        return "must not contain the NUL character (U+0000)"
+    return "must not contain a lone surrogate (U+D800–U+DFFF); send valid Unicode text"
+
+
+def check_text(value: str) -> str:
+    """The string itself, or ValueError saying what is wrong (for pydantic validators)."""
+    problem = text_problem(value)
+    if problem:
+        raise ValueError(problem)
+    return value
+
+
+def may_hold_bad_text(body: bytes) -> bool:
+    """Whether a JSON body can hold a NUL, a lone surrogate or a non-finite number (False: it
+    certainly does not)."""
+    return _BAD_ESCAPE.search(body) is not None
+
+
+def find_bad_text(value: Any, where: str = "") -> tuple[str, str] | None:
+    """The first (field path, problem) among the strings and keys of a JSON value, or None.
+
+    Paths read like `memories[2].tags[0]` or `metadata.note`.
+    """
+    if isinstance(value, str):
+        problem = text_problem(value)
+        return (where or "body", problem) if problem else None
+    if isinstance(value, float) and not math.isfinite(value):
+        return (where or "body", "must be a finite number (not NaN or Infinity)")
+    if isinstance(value, dict):
+        for key, item in value.items():
+            path = f"{where}.{key}" if where else str(key)
+            if isinstance(key, str) and (problem := text_problem(key)):
+                return (f"{where or 'body'} key {key!r}", f"has a key that {problem}")
+            if found := find_bad_text(item, path):
+                return found
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            if found := find_bad_text(item, f"{where}[{index}]"):
+                return found
+    return None
+
+
+def json_depth(value: Any, limit: int = MAX_JSON_DEPTH) -> int:
+    """Nesting depth of a JSON value (a scalar is 0), counting no further than `limit` + 1."""
+    if limit < 0 or not isinstance(value, dict | list):
+        return 0
+    items = value.values() if isinstance(value, dict) else value
+    return 1 + max((json_depth(item, limit - 1) for item in items), default=0)
+
+
+def check_free_json(value: dict[str, Any], max_bytes: int = MAX_METADATA_BYTES) -> dict[str, Any]:
+    """A free-form object (metadata) within the size, depth and text rules, or ValueError."""
+    if json_depth(value) > MAX_JSON_DEPTH:
+        raise ValueError(f"must be nested at most {MAX_JSON_DEPTH} levels deep")
+    found = find_bad_text(value)
+    if found:
+        path, problem = found
+        raise ValueError(f"{path} {problem}")
+    try:
+        size = len(
+            json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()
+        )
+    except (TypeError, ValueError):
+        raise ValueError("must hold JSON values only (finite numbers)") from None
+    if size > max_bytes:
+        raise ValueError(f"must be at most {max_bytes} bytes as JSON ({size} provided)")
+    return value
