@@ -3,10 +3,11 @@
 import time
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 
 from app.deps import PrincipalDep, RuntimeDep, ScopeDep, StoresDep
+from app.http_idempotency import IdempotencyKey, Reply, respond_once
 from app.memories import service
 from app.memories.dependencies import MemoryIdDep, TagsDep
 from app.memories.schemas import (
@@ -25,6 +26,8 @@ from app.memories.schemas import (
 )
 from app.models import Memory, to_iso, utc_now
 from app.ops.erase import erase_memory
+from app.storage import Stores
+from app.storage.idempotency import Claim
 
 router = APIRouter(tags=["memories"])
 
@@ -44,14 +47,28 @@ def out(memory: Memory) -> MemoryOut:
 
 @router.post("/memory", status_code=201, response_model=StoreResponse)
 async def store_memory(
-    body: MemoryCreate, runtime: RuntimeDep, scope: ScopeDep, principal: PrincipalDep
-) -> StoreResponse:
+    request: Request, body: MemoryCreate, runtime: RuntimeDep, scope: ScopeDep,
+    principal: PrincipalDep, idempotency_key: IdempotencyKey = None,
+) -> JSONResponse:  # fmt: skip
     """Stores a memory. The graph write is acknowledged; the embedding is made asynchronously."""
     started = time.perf_counter()
-    stored = await service.store(
-        stores=runtime.stores, scope=scope, actor=principal.actor, data=body,
-        ttl_defaults=runtime.lifecycle.ttl_days,
-    )  # fmt: skip
+
+    async def write(claim: Claim | None, resume: list[str] | None = None) -> Reply:
+        stored = await service.store(
+            stores=runtime.stores, scope=scope, actor=principal.actor, data=body,
+            ttl_defaults=runtime.lifecycle.ttl_days, claim=claim, resume=resume,
+        )  # fmt: skip
+        return 201, _store_response(stored, runtime.stores, started).model_dump(mode="json")
+
+    async def again(refs: list[str]) -> Reply:
+        return await write(None, refs)
+
+    return await respond_once(
+        request, runtime.stores.graph, scope.user_id, idempotency_key, write, again
+    )
+
+
+def _store_response(stored: service.Stored, stores: Stores, started: float) -> StoreResponse:
     memory = stored.memory
     return StoreResponse(
         memory_id=memory.id,
@@ -62,7 +79,7 @@ async def store_memory(
         version=memory.version,
         qdrant="stored" if stored.mirrored else "failed",
         embedding_status=stored.embedding,
-        enrichment=service.enrichment_state(runtime.stores),
+        enrichment=service.enrichment_state(stores),
         previously_deleted=stored.previously_deleted,
         metadata=memory.metadata,
         timestamp=memory.timestamp,
@@ -74,23 +91,34 @@ async def store_memory(
 
 @router.post("/memory/batch", status_code=201, response_model=BatchResponse)
 async def store_batch(
-    body: BatchCreate, runtime: RuntimeDep, scope: ScopeDep, principal: PrincipalDep
-) -> BatchResponse:
+    request: Request, body: BatchCreate, runtime: RuntimeDep, scope: ScopeDep,
+    principal: PrincipalDep, idempotency_key: IdempotencyKey = None,
+) -> JSONResponse:  # fmt: skip
     """Stores up to 500 memories: all are validated first; one bad item stores nothing."""
     started = time.perf_counter()
-    result = await service.store_batch(
-        stores=runtime.stores, scope=scope, actor=principal.actor, items=body.memories,
-        ttl_defaults=runtime.lifecycle.ttl_days,
-    )  # fmt: skip
-    qdrant = f"stored ({result.mirrored})" + (
-        f", failed ({result.failed})" if result.failed else ""
-    )
-    return BatchResponse(
-        stored=len(result.ids),
-        memory_ids=result.ids,
-        qdrant=qdrant,
-        enrichment=service.enrichment_state(runtime.stores),
-        query_time_ms=service.elapsed_ms(started),
+
+    async def write(claim: Claim | None, resume: list[str] | None = None) -> Reply:
+        result = await service.store_batch(
+            stores=runtime.stores, scope=scope, actor=principal.actor, items=body.memories,
+            ttl_defaults=runtime.lifecycle.ttl_days, claim=claim, resume=resume,
+        )  # fmt: skip
+        qdrant = f"stored ({result.mirrored})" + (
+            f", failed ({result.failed})" if result.failed else ""
+        )
+        response = BatchResponse(
+            stored=len(result.ids),
+            memory_ids=result.ids,
+            qdrant=qdrant,
+            enrichment=service.enrichment_state(runtime.stores),
+            query_time_ms=service.elapsed_ms(started),
+        )
+        return 201, response.model_dump(mode="json")
+
+    async def again(refs: list[str]) -> Reply:
+        return await write(None, refs)
+
+    return await respond_once(
+        request, runtime.stores.graph, scope.user_id, idempotency_key, write, again
     )
 
 

@@ -7,7 +7,8 @@ turns /health degraded, and the sync job repairs the point.
 
 import logging
 import time
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -26,6 +27,7 @@ from app.models import Memory, MemoryType, Status, to_iso, utc_now
 from app.scope import Scope, agent_lineage
 from app.storage import Stores
 from app.storage.graph import new_id
+from app.storage.idempotency import Claim
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +50,7 @@ class BatchStored:
     failed: int = 0
     embedding: str = "pending"  # for those without a vector: queued | pending
     previously_deleted: dict[str, bool] = field(default_factory=dict)
+    memories: dict[str, Memory] = field(default_factory=dict)  # as written (or read back)
 
 
 def enrichment_state(stores: Stores) -> str:
@@ -148,15 +151,21 @@ def check_embedding(stores: Stores, embedding: list[float] | None, where: str = 
 
 
 async def store(
-    *, stores: Stores, scope: Scope, actor: str, data: MemoryCreate, ttl_defaults: TtlTable = None
-) -> Stored:
-    """Stores one memory: graph first (with its audit event), then the vector mirror."""
+    *, stores: Stores, scope: Scope, actor: str, data: MemoryCreate, ttl_defaults: TtlTable = None,
+    claim: Claim | None = None, resume: Sequence[str] | None = None,
+) -> Stored:  # fmt: skip
+    """Stores one memory: graph first (with its audit event), then the vector mirror.
+
+    `claim`: an idempotency key written with the memory. `resume`: the ids a first attempt of
+    this same request wrote; what follows the write is done again (see store_memories)."""
     check_embedding(stores, data.embedding)
     memory = build_memory(data, scope=scope, actor=actor, now=utc_now(), ttl_defaults=ttl_defaults)
+    _reuse_ids([memory], resume)
     stored = await store_memories(
         stores=stores, scope=scope, actor=actor, memories=[memory],
-        vectors={memory.id: data.embedding},
+        vectors={memory.id: data.embedding}, claim=claim, resume=resume is not None,
     )  # fmt: skip
+    memory = stored.memories.get(memory.id, memory)
     mirrored = bool(stored.mirrored)
     embedding = stored.embedding
     if data.embedding is not None and mirrored:
@@ -195,11 +204,21 @@ async def _queue_embedding(stores: Stores, scope: Scope, memory_ids: list[str]) 
     return "queued"
 
 
+def _reuse_ids(memories: list[Memory], ids: Sequence[str] | None) -> None:
+    """Gives rebuilt memories the ids their first attempt wrote (same request, same order)."""
+    if ids is not None:
+        if len(ids) != len(memories):
+            raise Conflict("Idempotency-Key: the stored write does not match this request")
+        for memory, memory_id in zip(memories, ids, strict=True):
+            memory.id = memory_id
+
+
 async def store_batch(
     *, stores: Stores, scope: Scope, actor: str, items: list[MemoryCreate],
-    ttl_defaults: TtlTable = None,
+    ttl_defaults: TtlTable = None, claim: Claim | None = None, resume: Sequence[str] | None = None,
 ) -> BatchStored:  # fmt: skip
-    """Stores up to 500 memories in one atomic graph write, then mirrors them."""
+    """Stores up to 500 memories in one atomic graph write, then mirrors them (`claim`, `resume`:
+    see store)."""
     now = utc_now()
     memories = []
     for index, item in enumerate(items):
@@ -209,18 +228,32 @@ async def store_batch(
                                          position=index, ttl_defaults=ttl_defaults))  # fmt: skip
         except BadRequest as exc:
             raise BadRequest(f"Memory at index {index}: {exc.message}") from exc
+    _reuse_ids(memories, resume)
     vectors = {m.id: item.embedding for m, item in zip(memories, items, strict=True)}
     return await store_memories(stores=stores, scope=scope, actor=actor, memories=memories,
-                                vectors=vectors)  # fmt: skip
+                                vectors=vectors, claim=claim,
+                                resume=resume is not None)  # fmt: skip
 
 
 async def store_memories(
     *, stores: Stores, scope: Scope, actor: str, memories: list[Memory],
-    vectors: dict[str, list[float] | None],
+    vectors: dict[str, list[float] | None], claim: Claim | None = None, resume: bool = False,
 ) -> BatchStored:  # fmt: skip
     """Writes built memories in one atomic graph write, mirrors them, and queues what follows:
-    embedding for those without a vector, enrichment for those with one."""
-    deleted_before = await stores.graph.create_memories(memories, actor)
+    embedding for those without a vector, enrichment for those with one.
+
+    With `claim`, the idempotency key is written in the same query (KeyTaken if it is live). With
+    `resume`, the memories were written by an earlier attempt of the same request (a retry after
+    a failure that cut it short): they are read back instead, and only what follows the write is
+    done again (each step is safe to repeat: turns are merged, points upserted, jobs coalesced).
+    """
+    if resume:
+        found = await stores.graph.get_memories(scope, [m.id for m in memories])
+        memories, deleted_before = [found[m.id] for m in memories if m.id in found], {}
+    else:
+        if claim is not None:
+            claim = replace(claim, refs=[m.id for m in memories])
+        deleted_before = await stores.graph.create_memories(memories, actor, claim)
     await link_session_turns(stores, scope, memories)
     mirrored = await _mirror(stores, scope, memories, vectors)
     ids = [m.id for m in memories]
@@ -231,7 +264,12 @@ async def store_memories(
     waiting = set(unembedded)
     await enqueue_enrichment(stores.jobs, scope.user_id, [i for i in ids if i not in waiting])
     return BatchStored(
-        ids, len(ids) if mirrored else 0, 0 if mirrored else len(ids), embedding, deleted_before
+        ids,
+        len(ids) if mirrored else 0,
+        0 if mirrored else len(ids),
+        embedding,
+        deleted_before,
+        {m.id: m for m in memories},
     )
 
 

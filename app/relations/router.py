@@ -2,11 +2,12 @@
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Query
+from fastapi import APIRouter, Body, Query, Request
 from fastapi.responses import JSONResponse
 
 from app.deps import PrincipalDep, ScopeDep, StoresDep
 from app.errors import BadRequest, NotFound
+from app.http_idempotency import IdempotencyKey, Reply, respond_once
 from app.memories.dependencies import MemoryIdDep
 from app.memories.service import get as get_memory
 from app.relations import service
@@ -18,7 +19,9 @@ from app.relations.schemas import (
     DissociateResponse,
     RelatedResponse,
 )
+from app.storage import idempotency
 from app.storage import relations as edges
+from app.storage.idempotency import Claim
 
 router = APIRouter(tags=["relationships"])
 ASSOCIATE_EXAMPLE = {"memory1_id": "…", "memory2_id": "…", "type": "RELATES_TO", "strength": 0.5}
@@ -31,30 +34,45 @@ ASSOCIATE_EXAMPLE = {"memory1_id": "…", "memory2_id": "…", "type": "RELATES_
     openapi_extra=ASSOCIATE_BODY,
 )  # fmt: skip
 async def associate(
-    stores: StoresDep, scope: ScopeDep, principal: PrincipalDep,
+    request: Request, stores: StoresDep, scope: ScopeDep, principal: PrincipalDep,
     body: Annotated[dict[str, Any], Body(examples=[ASSOCIATE_EXAMPLE])],
+    idempotency_key: IdempotencyKey = None,
 ) -> JSONResponse:  # fmt: skip
-    """Links two memories (or, with `associations`, up to 500 pairs: 207 if only some worked)."""
-    if "associations" in body:
-        return _batch_response(
-            await service.associate_batch(
+    """Links two memories (or, with `associations`, up to 500 pairs: 207 if only some worked).
+
+    Linking is a merge, so the same link written twice is one link: with an Idempotency-Key the
+    key is claimed first, and a retry that finds no response links again."""
+
+    async def link() -> Reply:
+        if "associations" in body:
+            result = await service.associate_batch(
                 stores.graph, scope, body["associations"], actor=principal.actor
             )
-        )
-    item = service.parse_association(body)
-    if not await service.associate(stores.graph, scope, [item], actor=principal.actor):
-        raise NotFound("One or both memories do not exist")
-    content = {
-        "status": "success",
-        "message": f"Memories associated with {item.type}",
-        "relation_type": item.type,
-        "strength": item.strength,
-        **item.props,
-    }
-    return JSONResponse(content, status_code=201)
+            return _batch_response(result)
+        item = service.parse_association(body)
+        if not await service.associate(stores.graph, scope, [item], actor=principal.actor):
+            raise NotFound("One or both memories do not exist")
+        content = {
+            "status": "success",
+            "message": f"Memories associated with {item.type}",
+            "relation_type": item.type,
+            "strength": item.strength,
+            **item.props,
+        }
+        return 201, content
+
+    async def write(claim: Claim | None) -> Reply:
+        if claim is not None:
+            await idempotency.claim(stores.graph, claim)
+        return await link()
+
+    async def again(_: list[str]) -> Reply:
+        return await link()
+
+    return await respond_once(request, stores.graph, scope.user_id, idempotency_key, write, again)
 
 
-def _batch_response(result: service.BatchResult) -> JSONResponse:
+def _batch_response(result: service.BatchResult) -> Reply:
     created, failed = len(result.succeeded), len(result.failed)
     content = {
         "status": "success" if not failed else "partial_success",
@@ -64,7 +82,7 @@ def _batch_response(result: service.BatchResult) -> JSONResponse:
         "failed": result.failed,
         "summary": f"{created}/{created + failed} associations created successfully",
     }
-    return JSONResponse(content, status_code=201 if not failed else 207)
+    return (201 if not failed else 207), content
 
 
 @router.delete("/associate", response_model=DissociateResponse)

@@ -1,14 +1,18 @@
 """POST /remember (conversation turns in, 202 at once) and polling its job."""
 
+import hashlib
 import time
+from dataclasses import replace
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Path
+from fastapi import APIRouter, Path, Request
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from app.auth import memory_agent
 from app.deps import RuntimeDep, ScopeDep
 from app.errors import NotFound, PayloadTooLarge
+from app.http_idempotency import IdempotencyKey, Reply, respond_once
 from app.memories.fields import AgentId, Labels, Timestamp
 from app.models import utc_now
 from app.remember.facts import Turn
@@ -16,6 +20,8 @@ from app.remember.pipeline import Conversation
 from app.remember.ratelimit import check_rate
 from app.remember.tasks import enqueue_remember, remember_job_id_prefix
 from app.scope import Scope
+from app.storage import idempotency
+from app.storage.idempotency import Claim
 
 router = APIRouter(tags=["remember"])
 
@@ -75,12 +81,16 @@ class RememberJob(BaseModel):
 
 
 @router.post("/remember", status_code=202, response_model=RememberAccepted)
-async def remember(body: RememberRequest, runtime: RuntimeDep, scope: ScopeDep) -> RememberAccepted:
+async def remember(
+    request: Request, body: RememberRequest, runtime: RuntimeDep, scope: ScopeDep,
+    idempotency_key: IdempotencyKey = None,
+) -> JSONResponse:  # fmt: skip
     """Accepts conversation turns and extracts durable facts from them in the background.
 
     Answers at once: extraction (an LLM call, or the rule-based extractor) runs as a durable
     job. Limits: REMEMBER_MAX_MESSAGES turns and REMEMBER_MAX_CHARS characters per call (413),
-    REMEMBER_RATE_PER_MINUTE calls per user (429 with Retry-After).
+    REMEMBER_RATE_PER_MINUTE calls per user (429 with Retry-After). With an Idempotency-Key the
+    job's id is fixed by the key, so a retry never queues the extraction twice.
     """
     started = time.perf_counter()
     settings = runtime.settings
@@ -88,16 +98,35 @@ async def remember(body: RememberRequest, runtime: RuntimeDep, scope: ScopeDep) 
     # The agent that facts about the assistant belong to: the body's agent_id, else the
     # caller's X-Agent-Id (as for POST /memory); 403 for an agent outside the caller's scope.
     agent = memory_agent(scope, body.agent_id)
-    await check_rate(
-        runtime.jobs.redis, runtime.jobs.namespace, scope.user_id, settings.remember_rate_per_minute
-    )
     talk = _conversation(body, scope, agent)
-    job_id = await enqueue_remember(runtime.jobs, talk)
-    return RememberAccepted(
-        job_id=job_id,
-        session_id=body.session_id,
-        messages=len(body.messages),
-        query_time_ms=round((time.perf_counter() - started) * 1000, 2),
+
+    def accepted(job_id: str) -> Reply:
+        response = RememberAccepted(
+            job_id=job_id,
+            session_id=body.session_id,
+            messages=len(body.messages),
+            query_time_ms=round((time.perf_counter() - started) * 1000, 2),
+        )
+        return 202, response.model_dump(mode="json")
+
+    async def write(claim: Claim | None) -> Reply:
+        await check_rate(runtime.jobs.redis, runtime.jobs.namespace, scope.user_id,
+                         settings.remember_rate_per_minute)  # fmt: skip
+        if claim is None:
+            return accepted(await enqueue_remember(runtime.jobs, talk))
+        job_key = hashlib.sha256(f"{claim.user_id}\n{claim.key}".encode()).hexdigest()[:32]
+        job_id = f"{remember_job_id_prefix(scope.user_id)}{job_key}"
+        await idempotency.claim(runtime.stores.graph, replace(claim, refs=[job_id, job_key]))
+        return accepted(await enqueue_remember(runtime.jobs, talk, job_key))
+
+    async def again(refs: list[str]) -> Reply:
+        job_id, job_key = refs
+        if (await runtime.jobs.status(job_id)).state == "unknown":  # claimed, never queued
+            await enqueue_remember(runtime.jobs, talk, job_key)
+        return accepted(job_id)
+
+    return await respond_once(
+        request, runtime.stores.graph, scope.user_id, idempotency_key, write, again
     )
 
 

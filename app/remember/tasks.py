@@ -32,8 +32,9 @@ def remember_job_id_prefix(user_id: str) -> str:
     return f"{REMEMBER}:{user_id}/"
 
 
-async def enqueue_remember(jobs: JobQueue, talk: Conversation) -> str:
-    """Queues the extraction of one /remember call; returns the job id to poll."""
+async def enqueue_remember(jobs: JobQueue, talk: Conversation, job_key: str | None = None) -> str:
+    """Queues the extraction of one /remember call; returns the job id to poll. A `job_key`
+    (from an Idempotency-Key) makes the id fixed, so the job is queued at most once."""
     payload = {
         "scope_agent": talk.scope_agent,
         "agent_id": talk.agent_id,
@@ -43,7 +44,7 @@ async def enqueue_remember(jobs: JobQueue, talk: Conversation) -> str:
         "source": talk.source,
         "turns": [_turn_payload(turn) for turn in talk.turns],
     }
-    enqueued = await jobs.enqueue(REMEMBER, [talk.user_id, uuid.uuid4().hex], payload)
+    enqueued = await jobs.enqueue(REMEMBER, [talk.user_id, job_key or uuid.uuid4().hex], payload)
     return enqueued.job_id
 
 

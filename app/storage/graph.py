@@ -26,6 +26,7 @@ from app.errors import StoreUnavailable
 from app.models import JSON_PROPERTIES, Memory
 from app.scope import Scope
 from app.storage import compact
+from app.storage.idempotency import Claim, KeyTaken, guarded
 from app.storage.resp import ReadPool
 
 log = logging.getLogger(__name__)
@@ -403,10 +404,21 @@ class GraphStore:
             log.info("waiting for %d FalkorDB index(es) to be built", len(pending))
             await asyncio.sleep(0.1)
 
-    async def create_memories(self, memories: Sequence[Memory], actor: str) -> dict[str, bool]:
-        """Writes memories and their audit events; returns id -> "content was deleted before"."""
-        rows = [memory_to_properties(m) for m in memories]
-        result = await self.query(CREATE_MEMORIES, {"rows": rows, "actor": actor})
+    async def create_memories(
+        self, memories: Sequence[Memory], actor: str, claim: Claim | None = None
+    ) -> dict[str, bool]:
+        """Writes memories and their audit events; returns id -> "content was deleted before".
+
+        With a claim, its idempotency key is written in the same query; KeyTaken (and nothing
+        written) if the key is live already."""
+        params: dict[str, Any] = {"rows": [memory_to_properties(m) for m in memories]}
+        params["actor"] = actor
+        if claim is None:
+            result = await self.query(CREATE_MEMORIES, params)
+        else:
+            result = await self.query(guarded(CREATE_MEMORIES), {**params, **claim.params()})
+            if not result:
+                raise KeyTaken(claim.key)
         return {row[0]: bool(row[1]) for row in result}
 
     async def get_memory(self, scope: Scope, memory_id: str) -> Memory | None:

@@ -1,0 +1,150 @@
+"""Issue row 5: a retry with the same Idempotency-Key never writes twice; another body is a 409;
+keys are per user; a first attempt that wrote but never answered is finished by the retry."""
+
+import uuid
+
+import httpx
+
+from tests.conftest import ALICE_KEY, BOB_KEY, auth
+
+ALICE, BOB = auth(ALICE_KEY), auth(BOB_KEY)
+
+
+def keyed(headers: dict[str, str], key: str | None = None) -> dict[str, str]:
+    return {**headers, "Idempotency-Key": key or str(uuid.uuid4())}
+
+
+async def count(client: httpx.AsyncClient, headers: dict[str, str] = ALICE) -> int:
+    return (await client.get("/health", headers=headers)).json()["memory_count"]
+
+
+async def graph_query(client: httpx.AsyncClient, cypher: str, params: dict) -> list:
+    return await client.app.state.stores.graph.query(cypher, params)  # type: ignore[attr-defined]
+
+
+async def test_a_retried_store_returns_the_first_response_and_writes_nothing(
+    app_client: httpx.AsyncClient,
+):
+    before, headers = await count(app_client), keyed(ALICE)
+    body = {"content": "Alice moved to Lisbon", "tags": ["move"]}
+    first = await app_client.post("/memory", json=body, headers=headers)
+    again = await app_client.post("/memory", json=body, headers=headers)
+    assert first.status_code == again.status_code == 201
+    assert again.json() == first.json()
+    assert again.headers["idempotent-replayed"] == "true"
+    assert "idempotent-replayed" not in first.headers
+    assert await count(app_client) == before + 1
+    # The same content (keys reordered) is the same request.
+    reordered = {"tags": ["move"], "content": "Alice moved to Lisbon"}
+    third = await app_client.post("/memory", json=reordered, headers=headers)
+    assert third.json()["memory_id"] == first.json()["memory_id"]
+    assert await count(app_client) == before + 1
+
+
+async def test_the_same_key_with_another_body_is_409(app_client: httpx.AsyncClient):
+    headers = keyed(ALICE)
+    assert (await app_client.post("/memory", json={"content": "one"}, headers=headers)).is_success
+    before = await count(app_client)
+    other = await app_client.post("/memory", json={"content": "two"}, headers=headers)
+    assert other.status_code == 409
+    assert "Idempotency-Key" in other.json()["message"]
+    elsewhere = await app_client.post(
+        "/memory/batch", json={"memories": [{"content": "one"}]}, headers=headers
+    )
+    assert elsewhere.status_code == 409
+    assert await count(app_client) == before
+
+
+async def test_a_retried_batch_writes_nothing(app_client: httpx.AsyncClient):
+    before, headers = await count(app_client), keyed(ALICE)
+    body = {"memories": [{"content": f"fact {i}"} for i in range(5)]}
+    first = await app_client.post("/memory/batch", json=body, headers=headers)
+    again = await app_client.post("/memory/batch", json=body, headers=headers)
+    assert first.status_code == again.status_code == 201
+    assert again.json()["memory_ids"] == first.json()["memory_ids"]
+    assert await count(app_client) == before + 5
+
+
+async def test_keys_belong_to_their_user(app_client: httpx.AsyncClient):
+    key = str(uuid.uuid4())
+    body = {"content": "I like green tea"}
+    alice = await app_client.post("/memory", json=body, headers=keyed(ALICE, key))
+    bob = await app_client.post("/memory", json=body, headers=keyed(BOB, key))
+    assert alice.status_code == bob.status_code == 201
+    assert "idempotent-replayed" not in bob.headers
+    assert alice.json()["memory_id"] != bob.json()["memory_id"]
+    # Bob's key does not replay Alice's response, nor does Alice see Bob's memory.
+    seen = await app_client.get(f"/memory/{bob.json()['memory_id']}", headers=ALICE)
+    assert seen.status_code == 404
+
+
+async def test_a_write_that_never_answered_is_finished_by_the_retry(
+    app_client: httpx.AsyncClient,
+):
+    """The first attempt wrote the memory and its key, then died before answering."""
+    key, body = str(uuid.uuid4()), {"content": "Alice's sister is called Ana"}
+    first = await app_client.post("/memory", json=body, headers=keyed(ALICE, key))
+    await graph_query(
+        app_client,
+        "MATCH (k:IdempotencyKey {key: $key}) REMOVE k.response, k.status",
+        {"key": key},
+    )
+    before = await count(app_client)
+    retry = await app_client.post("/memory", json=body, headers=keyed(ALICE, key))
+    assert retry.status_code == 201
+    assert retry.json()["memory_id"] == first.json()["memory_id"]
+    assert retry.headers["idempotent-replayed"] == "true"
+    assert await count(app_client) == before
+
+
+async def test_an_expired_key_is_a_new_request(app_client: httpx.AsyncClient):
+    key, body = str(uuid.uuid4()), {"content": "Alice plays the cello"}
+    first = await app_client.post("/memory", json=body, headers=keyed(ALICE, key))
+    await graph_query(
+        app_client,
+        "MATCH (k:IdempotencyKey {key: $key}) SET k.expires_at = '2000-01-01T00:00:00+00:00'",
+        {"key": key},
+    )
+    later = await app_client.post("/memory", json=body, headers=keyed(ALICE, key))
+    assert later.status_code == 201
+    assert later.json()["memory_id"] != first.json()["memory_id"]
+    rows = await graph_query(
+        app_client, "MATCH (k:IdempotencyKey {key: $key}) RETURN count(k)", {"key": key}
+    )
+    assert rows == [[1]]  # the expired key was swept by the new claim
+
+
+async def test_a_retried_associate_links_once(app_client: httpx.AsyncClient):
+    ids = [
+        (await app_client.post("/memory", json={"content": c}, headers=ALICE)).json()["memory_id"]
+        for c in ("Alice uses Python", "Alice writes a compiler")
+    ]
+    body = {"memory1_id": ids[0], "memory2_id": ids[1], "type": "RELATES_TO", "strength": 0.7}
+    headers = keyed(ALICE)
+    first = await app_client.post("/associate", json=body, headers=headers)
+    again = await app_client.post("/associate", json=body, headers=headers)
+    assert first.status_code == again.status_code == 201
+    assert again.json() == first.json()
+    assert again.headers["idempotent-replayed"] == "true"
+    other = await app_client.post("/associate", json={**body, "strength": 0.9}, headers=headers)
+    assert other.status_code == 409
+    related = await app_client.get(f"/memories/{ids[0]}/related", headers=ALICE)
+    assert related.json()["count"] == 1
+
+
+async def test_a_retried_remember_queues_one_job(app_client: httpx.AsyncClient):
+    body = {"session_id": "s1", "messages": [{"role": "user", "content": "I moved to Porto."}]}
+    headers = keyed(ALICE)
+    first = await app_client.post("/remember", json=body, headers=headers)
+    again = await app_client.post("/remember", json=body, headers=headers)
+    assert first.status_code == again.status_code == 202
+    assert again.json()["job_id"] == first.json()["job_id"]
+    other = await app_client.post("/remember", json={**body, "session_id": "s2"}, headers=headers)
+    assert other.status_code == 409
+
+
+async def test_a_bad_key_is_400(app_client: httpx.AsyncClient):
+    headers = {**ALICE, "Idempotency-Key": "x" * 256}
+    response = await app_client.post("/memory", json={"content": "ok"}, headers=headers)
+    assert response.status_code == 400
+    assert "idempotency-key" in response.json()["message"].lower()
