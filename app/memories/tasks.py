@@ -13,7 +13,7 @@ from app.embeddings import Embedder, EmbeddingError
 from app.enrichment.queueing import enqueue_enrichment
 from app.jobs.queue import JobContext, JobQueue, batch_key
 from app.memories.mirror import embedding_text, vector_point
-from app.models import Status
+from app.models import Memory, Status
 from app.storage import Stores
 
 log = logging.getLogger(__name__)
@@ -47,6 +47,11 @@ async def embed_memories(
     unless `force`, so a duplicate job costs a read, not an embedding. A memory whose content
     changed while it was being embedded is queued again rather than marked done, so a stale
     vector never stands for new content.
+
+    A memory deleted meanwhile must not get its point back (its delete removed the point
+    already): the memories are read again just before the vectors are written, and once the
+    write is done, the points of those deleted by then are removed. A delete after that second
+    read removes the point itself, as it comes after the write.
     """
     memories = await deps.stores.graph.memories_of_user(user_id, memory_ids)
     if not force:
@@ -56,15 +61,35 @@ async def embed_memories(
     texts = [embedding_text(m, with_date=deps.embed_with_date) for m in memories]
     vectors = await deps.embedder.embed(texts)
     await check_same_model(deps)
-    await deps.stores.vectors.upsert(
-        [vector_point(m, v) for m, v in zip(memories, vectors, strict=True)]
-    )
-    done = await deps.stores.graph.mark_embedded(user_id, {m.id: m.content_hash for m in memories})
+    embedded = dict(zip((m.id for m in memories), vectors, strict=True))
+    current = await _unchanged(deps, user_id, memories)
+    if current:
+        await deps.stores.vectors.upsert([vector_point(m, embedded[m.id]) for m in current])
+    done = await deps.stores.graph.mark_embedded(user_id, {m.id: m.content_hash for m in current})
+    await _remove_points_of_deleted(deps, user_id, [m.id for m in current if m.id not in done])
     changed = [m.id for m in memories if m.id not in done]
-    if changed:
-        await enqueue_embedding(deps.jobs, user_id, changed)
+    live = {m.id for m in await deps.stores.graph.memories_of_user(user_id, changed)}
+    if live:
+        await enqueue_embedding(deps.jobs, user_id, sorted(live))
     await enqueue_enrichment(deps.jobs, user_id, sorted(done))
     return len(done)
+
+
+async def _unchanged(deps: EmbedDeps, user_id: str, read: list[Memory]) -> list[Memory]:
+    """Those of `read` still live with the same content (the hash) as when they were read."""
+    hashes = {m.id: m.content_hash for m in read}
+    now = await deps.stores.graph.memories_of_user(user_id, list(hashes))
+    return [m for m in now if hashes.get(m.id) == m.content_hash]
+
+
+async def _remove_points_of_deleted(deps: EmbedDeps, user_id: str, ids: list[str]) -> None:
+    """Removes the points just written for memories deleted since (a changed one keeps its point
+    until its next embedding replaces it)."""
+    if not ids:
+        return
+    live = {m.id for m in await deps.stores.graph.memories_of_user(user_id, ids)}
+    if gone := [i for i in ids if i not in live]:
+        await deps.stores.vectors.delete(gone)
 
 
 async def check_same_model(deps: EmbedDeps) -> None:
