@@ -20,6 +20,7 @@ from app.lifecycle.decay import LifecycleConfig, lifecycle_config
 from app.lifecycle.tasks import LifecycleScheduler, schedules
 from app.llm import LLMClient, create_llm_client
 from app.nlp import shutdown_pool
+from app.ops.drift import DriftMonitor
 from app.ops.embedding_model import adopt_embedding_model
 from app.ops.tasks import SYNC
 from app.recall.access import AccessRecorder
@@ -51,6 +52,7 @@ class Runtime:
     runner: JobRunner | None = None
     scheduler_running: bool = False
     background: list[asyncio.Task] = field(default_factory=list)
+    drift: DriftMonitor | None = None
 
     @property
     def embed_with_date(self) -> bool:
@@ -167,9 +169,11 @@ async def start_runtime(settings: Settings, *, with_keyring: bool = True) -> Run
         raise
     keyring = _keyring(settings) if with_keyring else None
     access = AccessRecorder(graph, stores.vectors, settings.access_flush_interval_s)
+    drift = DriftMonitor(stores, jobs)
+    await drift.check()  # lost points show (and a repair is queued) from the start
     return Runtime(
         settings, stores, embedder, jobs, recall_config(settings), access, keyring,
-        llm=create_llm_client(settings), falkordb_server=server,
+        llm=create_llm_client(settings), falkordb_server=server, drift=drift,
     )  # fmt: skip
 
 

@@ -3,11 +3,13 @@
 import asyncio
 from typing import Literal
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
 from app.deps import OptionalPrincipalDep, RuntimeDep, StoresDep
+from app.errors import StoreUnavailable
 from app.models import to_iso, utc_now
+from app.ops.drift import DriftCheck, SyncStatus
 from app.runtime import Runtime
 from app.storage import Stores
 
@@ -45,6 +47,11 @@ class HealthResponse(BaseModel):
     vector_count: int | None = Field(
         None, description="With the admin key: points in the vector index."
     )
+    sync_status: SyncStatus = Field(
+        description="Graph and vector index counts compared: synced, drift_detected (points "
+        "missing), orphaned_vectors (points left over; either queues a repairing sync and makes "
+        "the status degraded) or unknown (a store cannot be counted)."
+    )
 
 
 @router.get("/health", response_model=HealthResponse, response_model_exclude_none=True)
@@ -58,7 +65,9 @@ async def health(
         "qdrant": _store_health(stores, "qdrant", vectors_up, stores.vectors.kind),
     }
     embedder = _embedder_health(runtime)
+    drift = await runtime.drift.check() if runtime.drift else DriftCheck("unknown")
     degraded = embedder.state != "ok" or any(d.state != "connected" for d in details.values())
+    degraded = degraded or drift.drifted
     response = HealthResponse(
         status="degraded" if degraded else "healthy",
         degraded=degraded,
@@ -67,6 +76,7 @@ async def health(
         stores=details,
         embedder=embedder,
         timestamp=to_iso(utc_now()),
+        sync_status=drift.status,
     )
     if principal is not None and graph_up:
         await _add_counts(response, stores, None if principal.is_admin else principal.user_id)
@@ -100,3 +110,28 @@ async def _add_counts(response: HealthResponse, stores: Stores, user_id: str | N
     response.memory_count = await stores.graph.count_memories(user_id)
     if user_id is None and response.qdrant != "disconnected":
         response.vector_count = await stores.vectors.count(None)
+
+
+class ReadyResponse(BaseModel):
+    status: Literal["ready"] = "ready"
+
+
+@router.get(
+    "/ready",
+    response_model=ReadyResponse,
+    responses={503: {"description": "Not ready: start-up unfinished or a store unreachable."}},
+)
+async def ready(request: Request) -> ReadyResponse:
+    """Readiness for a load balancer: 200 once start-up is done and both stores answer, else 503
+    with Retry-After (`/health` stays 200 and says why)."""
+    runtime: Runtime | None = getattr(request.app.state, "runtime", None)
+    if runtime is None:
+        raise StoreUnavailable("Engram is still starting")
+    stores = runtime.stores
+    graph_up, vectors_up = await asyncio.gather(stores.graph.ping(), stores.vectors.health())
+    down = [
+        name for name, up in (("FalkorDB", graph_up), ("the vector index", vectors_up)) if not up
+    ]
+    if down:
+        raise StoreUnavailable(f"{' and '.join(down)} cannot be reached")
+    return ReadyResponse()

@@ -68,6 +68,9 @@ async def test_a_lost_falkordb_is_a_503_with_retry_after(tmp_path: Path):
                 assert int(headers["retry-after"]) > 0
             status, _, health = request(conn, "GET", "/health")
             assert status == 200 and health["status"] != "healthy"
+            status, headers, payload = request(conn, "GET", "/ready")
+            assert status == 503 and "FalkorDB" in payload["message"]
+            assert int(headers["retry-after"]) > 0
             conn.close()
     finally:
         server.kill()
