@@ -99,6 +99,8 @@ class Settings(BaseSettings):
     recall_rrf_k: int = Field(5, ge=1, validation_alias="RECALL_RRF_K")
     recall_weight_importance: float = Field(0.1, validation_alias="RECALL_WEIGHT_IMPORTANCE")
     recall_weight_confidence: float = Field(0.05, validation_alias="RECALL_WEIGHT_CONFIDENCE")
+    # The lifecycle's relevance_score (app/lifecycle/relevance.py); unscored memories count 0.5.
+    recall_weight_relevance: float = Field(0.05, validation_alias="RECALL_WEIGHT_RELEVANCE")
     recall_weight_recency: float = Field(0.1, validation_alias="RECALL_WEIGHT_RECENCY")
     recall_recency_half_life_days: float = Field(
         180.0, gt=0, validation_alias="RECALL_RECENCY_HALF_LIFE_DAYS"

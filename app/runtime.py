@@ -182,6 +182,7 @@ def recall_config(settings: Settings) -> RecallConfig:
     weights = Weights(
         importance=settings.recall_weight_importance,
         confidence=settings.recall_weight_confidence,
+        relevance=settings.recall_weight_relevance,
         recency=settings.recall_weight_recency,
         recency_half_life_days=settings.recall_recency_half_life_days,
         recency_curve=settings.recall_recency_curve,

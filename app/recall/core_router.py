@@ -1,8 +1,8 @@
 """Core memories, AutoMem's startup recall, and a prompt-ready context block."""
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Body
+from fastapi import APIRouter, Body, Query
 from pydantic import BaseModel, Field
 
 from app.deps import RuntimeDep, ScopeDep
@@ -57,9 +57,13 @@ class ContextResponse(BaseModel):
 
 
 @router.get("/core", response_model=CoreResponse)
-async def core(runtime: RuntimeDep, scope: ScopeDep) -> CoreResponse:
+async def core(
+    runtime: RuntimeDep,
+    scope: ScopeDep,
+    include_archived: Annotated[bool, Query(description="Archived memories too.")] = False,
+) -> CoreResponse:
     """mnemory's core memories: pinned sections, then the most important, then recent."""
-    found = await context.core_memories(runtime.stores.graph, scope)
+    found = await context.core_memories(runtime.stores.graph, scope, include_archived)
     return CoreResponse(
         sections={name: [public(m) for m in found.sections[name]] for name in context.SECTIONS},
         important=[public(m) for m in found.important],

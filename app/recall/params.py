@@ -59,6 +59,7 @@ class RecallParams:
     recency_bias: str = "off"
     state_mode: str = "current"
     include_decayed: bool = False
+    include_archived: bool = False
     as_of: datetime | None = None
     labels: list[str] = field(default_factory=list)  # "key=value" pairs, all must match
     types: list[str] = field(default_factory=list)
@@ -178,6 +179,7 @@ def parse(raw: dict[str, Any]) -> RecallParams:
     params.recency_bias = _choice(data.get("recency_bias"), ("off", "on", "auto"), "off")
     params.state_mode = _state_mode(data)
     params.include_decayed = _bool(data.get("include_decayed"), False)
+    params.include_archived = _bool(data.get("include_archived"), False)
     params.as_of = _time("as_of", data.get("as_of"))
     params.labels = _labels(data.get("labels"))
     params.types = _flat(data.get("type")) + _flat(data.get("types"))

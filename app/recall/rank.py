@@ -1,7 +1,13 @@
 """Fusion and scoring, pure: ids and channel scores in, ordered scored candidates out.
 
 final = w_match·match + w_importance·importance + w_confidence·confidence + w_recency·recency
-        + name − layer penalty (raw −0.05, raw-and-superseded −0.15, as in mnemory)
+        + w_relevance·relevance + name − layer penalty (raw −0.05, raw-and-superseded −0.15,
+        as in mnemory)
+
+`relevance` is the lifecycle's stored relevance_score (app/lifecycle/relevance.py: age by type,
+use, links, importance); a memory not yet scored counts as UNSCORED_RELEVANCE, so ranking is
+unchanged until the first decay pass. Its weight is small (at most 0.05 by default): it
+reorders near-ties in favour of memories still in use, not a clearly better match.
 
 `match` is weighted reciprocal-rank fusion of the ranked channels (dense, bm25), normalised to
 [0, 1] by the best possible fused score, so it does not depend on how many channels ran; plus
@@ -19,6 +25,7 @@ from datetime import datetime
 # Small k: top ranks dominate. On LoCoMo, k=5 gave recall@10 0.67 where k=60 gave 0.59.
 RRF_K = 5
 CONTEXT = "context"  # not a ranked channel: its candidates carry a lift, not a rank
+UNSCORED_RELEVANCE = 0.5
 
 
 @dataclass(frozen=True)
@@ -27,6 +34,7 @@ class Weights:
     importance: float = 0.1
     confidence: float = 0.05
     recency: float = 0.1
+    relevance: float = 0.05
     recency_half_life_days: float = 180.0
     recency_curve: str = "exp"  # exp: 0.5^(age/half_life); linear: 1 - age/(2·half_life)
     raw_penalty: float = 0.05
@@ -180,6 +188,10 @@ def recency(timestamp: str | None, now: datetime, weights: Weights) -> float:
     return math.pow(0.5, age_days / weights.recency_half_life_days)
 
 
+def _relevance(stored: float | None) -> float:
+    return UNSCORED_RELEVANCE if stored is None else float(stored)
+
+
 def layer_penalty(layer: str, superseded: bool, weights: Weights) -> float:
     if layer != "raw":
         return 0.0
@@ -223,6 +235,7 @@ def score(
         "importance": weights.importance * float(memory.get("importance", 0.5)),
         "confidence": weights.confidence * float(memory.get("confidence", 0.5)),
         "recency": weights.recency * recency(memory.get("timestamp"), now, weights),
+        "relevance": weights.relevance * _relevance(memory.get("relevance_score")),
         "layer_penalty": -layer_penalty(
             memory.get("layer", ""), bool(memory.get("superseded_by")), weights
         ),

@@ -49,6 +49,7 @@ class RecallRequest(BaseModel):
     role: list[str] | None = Field(None, description="user and/or assistant.")
     state_mode: str = Field("current", description="current (default) or history.")
     include_decayed: bool = Field(False, description="Include memories past their TTL.")
+    include_archived: bool = Field(False, description="Include archived memories.")
     min_score: float = Field(0.0, description="Drop results whose final score is lower.")
     relevance_floor: float | None = Field(
         None, description="Dense similarity below which a memory with no keyword hit is dropped."

@@ -109,7 +109,7 @@ def vector_filter(scope: Scope, params: RecallParams, window: tuple | None) -> V
         layers=params.layers or None,
         roles=params.roles or None,
         label_pairs_all=params.labels or None,
-        include_archived=params.state_mode == "history",
+        include_archived=params.state_mode == "history" or params.include_archived,
         time_gte=to_iso(window[0]) if window else None,
         time_lte=to_iso(window[1]) if window else None,
     )
@@ -633,6 +633,7 @@ async def _browse(
         roles=flt.roles or (),
         current_at=None if params.state_mode == "history" else to_iso(now),
         include_decayed=params.include_decayed,
+        include_archived=params.include_archived,
     )
     memories = await stores.graph.browse(flt.scope, shown, params.limit)
     hits = [

@@ -14,7 +14,7 @@ def is_current(state: Mapping[str, Any], params: RecallParams, stamp: str) -> bo
         return True
     expires_at = state.get("expires_at")
     return not (
-        state.get("archived")
+        (state.get("archived") and not params.include_archived)
         or (state.get("t_valid") and state["t_valid"] > stamp)
         or (state.get("t_invalid") and state["t_invalid"] <= stamp)
         or (not params.include_decayed and expires_at and expires_at <= stamp)

@@ -99,19 +99,19 @@ RETURN properties(x), score
 # work on a large store (tests/storage/test_query_plans.py checks the plans' shape).
 PINNED = f"""
 MATCH (m:Memory) WHERE {IN_SCOPE} AND m.pinned = true AND m.layer <> 'raw'
-  AND NOT coalesce(m.archived, false)
+  AND ($archived OR NOT coalesce(m.archived, false))
 WITH m ORDER BY m.importance DESC, m.updated_at DESC LIMIT $limit
 RETURN properties(m)
 """
 IMPORTANT = f"""
 MATCH (m:Memory) WHERE {IN_SCOPE} AND NOT m.pinned AND m.layer <> 'raw'
-  AND m.importance >= $min_importance AND NOT m.archived
+  AND m.importance >= $min_importance AND ($archived OR NOT m.archived)
 WITH m ORDER BY m.importance DESC, m.updated_at DESC LIMIT $limit
 RETURN properties(m)
 """
 RECENT = f"""
 MATCH (m:Memory) WHERE {IN_SCOPE} AND m.layer <> 'raw' AND m.timestamp >= $since
-  AND NOT m.archived
+  AND ($archived OR NOT m.archived)
 WITH m ORDER BY m.timestamp DESC LIMIT $limit
 RETURN properties(m)
 """
@@ -129,7 +129,7 @@ MATCH (m:Memory) WHERE {IN_SCOPE} AND ($start IS NULL OR m.timestamp >= $start)
   AND (size($types) = 0 OR m.type IN $types)
   AND (size($layers) = 0 OR m.layer IN $layers)
   AND (size($roles) = 0 OR m.role IN $roles)
-  AND ($now IS NULL OR (NOT coalesce(m.archived, false)
+  AND ($now IS NULL OR (($archived OR NOT coalesce(m.archived, false))
        AND (m.t_valid IS NULL OR m.t_valid <= $now) AND (m.t_invalid IS NULL OR m.t_invalid > $now)
        AND ($decayed OR m.expires_at IS NULL OR m.expires_at > $now)))
 WITH m ORDER BY m.importance DESC, m.timestamp DESC LIMIT $limit
@@ -276,6 +276,7 @@ class BrowseFilter:
     roles: Sequence[str] = ()
     current_at: str | None = None  # only what is current at this time; None: every state
     include_decayed: bool = False
+    include_archived: bool = False
 
 
 @dataclass
@@ -484,7 +485,8 @@ class GraphStore:
             "tags": list(shown.tag_prefixes), "excluded": list(shown.excluded_prefixes),
             "start": shown.start, "end": shown.end,
             "types": list(shown.types), "layers": list(shown.layers), "roles": list(shown.roles),
-            "now": shown.current_at, "decayed": shown.include_decayed, "limit": limit,
+            "now": shown.current_at, "decayed": shown.include_decayed,
+            "archived": shown.include_archived, "limit": limit,
         }  # fmt: skip
         rows = await self.ro_rows(BROWSE, {**params, **scope_params(scope)})
         return [memory_from_properties(row[0]) for row in rows]
@@ -506,10 +508,11 @@ class GraphStore:
         return states[:limit]
 
     async def core_candidates(
-        self, scope: Scope, *, min_importance: float, since: str, limit: int
-    ) -> tuple[list[Memory], list[Memory], list[Memory]]:
+        self, scope: Scope, *, min_importance: float, since: str, limit: int,
+        include_archived: bool = False,
+    ) -> tuple[list[Memory], list[Memory], list[Memory]]:  # fmt: skip
         """Pinned, most important non-pinned, and recent memories (raw layer excluded)."""
-        base = scope_params(scope)
+        base = {**scope_params(scope), "archived": include_archived}
         pinned, important, recent = await asyncio.gather(
             self.ro_rows(PINNED, {**base, "limit": 200}),
             self.ro_rows(IMPORTANT, {**base, "min_importance": min_importance, "limit": limit}),

@@ -83,6 +83,11 @@ async def test_forgetting_archives_only_what_no_protection_covers(app_client: ht
     assert points[plain].payload["archived"] is True
 
 
+def core_ids(core: dict) -> set[str]:
+    listed = core["important"] + core["recent"] + sum(core["sections"].values(), [])
+    return {m["id"] for m in listed}
+
+
 async def test_archive_hides_and_restore_returns(app_client: httpx.AsyncClient):
     memory_id = await create(app_client, content="Zanzibar ferry timetable", type="Fact",
                              tags=["ferry"])  # fmt: skip
@@ -98,6 +103,20 @@ async def test_archive_hides_and_restore_returns(app_client: httpx.AsyncClient):
         "/memory/by-tag", params={"tags": "ferry", "include_archived": "true"}, headers=H
     )
     assert [m["id"] for m in listed.json()["memories"]] == [memory_id]
+
+    shown = await app_client.get(
+        "/recall", params={"query": "Zanzibar ferry", "include_archived": "true"}, headers=H
+    )
+    assert memory_id in [r["id"] for r in shown.json()["results"]]
+    browse = await app_client.get("/recall", params={"tags": "ferry"}, headers=H)
+    assert memory_id not in [r["id"] for r in browse.json()["results"]]
+    browse = await app_client.get(
+        "/recall", params={"tags": "ferry", "include_archived": "true"}, headers=H
+    )
+    assert memory_id in [r["id"] for r in browse.json()["results"]]
+    assert memory_id not in core_ids((await app_client.get("/core", headers=H)).json())
+    core = await app_client.get("/core", params={"include_archived": "true"}, headers=H)
+    assert memory_id in core_ids(core.json())
 
     restored = await app_client.patch(f"/memory/{memory_id}", json={"archived": False}, headers=H)
     assert restored.status_code == 200, restored.text

@@ -50,9 +50,10 @@ def test_score_adds_every_term_and_layer_penalties():
         "confidence": 1.0,
         "timestamp": "2026-11-30T00:00:00+00:00",
         "layer": "consolidated",
+        "relevance_score": 1.0,
     }
     scored = rank.score(candidate, memory, now=NOW, weights=W, channels=["dense", "bm25"])
-    assert scored.score == pytest.approx(1.0 + 0.1 + 0.05 + 0.1)
+    assert scored.score == pytest.approx(1.0 + 0.1 + 0.05 + 0.1 + 0.05)
     assert scored.components["vector"] == 0.8 and scored.components["keyword"] == 4.0
     raw = rank.score(
         candidate, {**memory, "layer": "raw"}, now=NOW, weights=W, channels=["dense", "bm25"]

@@ -67,9 +67,9 @@ async def test_an_entity_is_found_before_the_memories_that_mention_it(graph: Gra
 @pytest.mark.parametrize(
     ("cypher", "params"),
     [
-        (queries.PINNED, {"limit": 5}),
-        (queries.IMPORTANT, {"min_importance": 0.5, "limit": 5}),
-        (queries.RECENT, {"since": "2020-01-01", "limit": 5}),
+        (queries.PINNED, {"limit": 5, "archived": False}),
+        (queries.IMPORTANT, {"min_importance": 0.5, "limit": 5, "archived": False}),
+        (queries.RECENT, {"since": "2020-01-01", "limit": 5, "archived": False}),
         (queries.TAGGED_EXACT, {"tags": ["x"], "limit": 5}),
         (
             queries.BROWSE,
@@ -83,6 +83,7 @@ async def test_an_entity_is_found_before_the_memories_that_mention_it(graph: Gra
                 "roles": [],
                 "now": None,
                 "decayed": False,
+                "archived": False,
                 "limit": 5,
             },
         ),  # fmt: skip
