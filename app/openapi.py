@@ -45,6 +45,7 @@ RAISES: dict[str, set[int]] = {
     "backup": {400},
     "restore": {400, 409, 413},
     "erase_any_memory": {404},
+    "import_memories": {400, 413},
 }
 
 # Statuses a route never answers although its dependencies could (health is always 200).

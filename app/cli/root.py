@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from app.cli import backup, erase, status
+from app.cli import backup, erase, portable, status
 from app.cli.context import Options
 from app.cli.errors import exits_on_error
 
@@ -98,6 +98,8 @@ command("status", status.status)
 command("backup", backup.backup)
 command("restore", backup.restore)
 command("erase", erase.erase)
+command("export", portable.export)
+command("import", portable.import_)
 
 
 def main() -> None:

@@ -11,10 +11,10 @@ from fastapi.responses import FileResponse, JSONResponse
 from starlette.background import BackgroundTask
 
 from app.deps import AdminDep, RuntimeDep
-from app.errors import PayloadTooLarge
 from app.memories.tasks import EmbedDeps
 from app.ops.backup import BackupSource, create_backup, parse_include
 from app.ops.restore import restore_backup
+from app.ops.uploads import receive_to
 from app.ops.write_gate import WriteGate
 
 router = APIRouter(tags=["operations"])
@@ -63,7 +63,7 @@ async def restore(
     workdir = Path(tempfile.mkdtemp(prefix="engram-restore-"))
     try:
         upload = workdir / "backup.tar.gz"
-        await _receive(request, upload)
+        await receive_to(request, upload, limit=MAX_ARCHIVE_BYTES, what="A backup archive")
         deps = EmbedDeps(runtime.stores, runtime.embedder, runtime.jobs, runtime.embed_with_date)
         report = await restore_backup(deps, _gate(request), upload, workdir / "x", force=force)
     finally:
@@ -73,13 +73,3 @@ async def restore(
         body = {"status": "error", "code": 500, "error": "restore_unverified", "message": message}
         return JSONResponse({**body, **report.as_dict()}, status_code=500)
     return JSONResponse({"status": "success", **report.as_dict()})
-
-
-async def _receive(request: Request, path: Path) -> None:
-    size = 0
-    with path.open("wb") as handle:
-        async for block in request.stream():
-            size += len(block)
-            if size > MAX_ARCHIVE_BYTES:
-                raise PayloadTooLarge(f"A backup archive may be at most {MAX_ARCHIVE_BYTES} bytes")
-            handle.write(block)

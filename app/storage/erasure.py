@@ -10,10 +10,10 @@ from collections.abc import Sequence
 
 from app.storage.graph import GraphStore
 
-# Memories consolidated from the erased ones (DERIVED_FROM points from the summary to its
-# sources): they restate the erased content, so they are erased too.
+# Summaries made from the erased memories (DERIVED_FROM and SUMMARIZES point from a summary to
+# its sources): they restate the erased content, so they are erased too.
 DERIVED = """
-MATCH (d:Memory)-[:DERIVED_FROM*1..4]->(s:Memory) WHERE s.id IN $ids
+MATCH (d:Memory)-[:DERIVED_FROM|SUMMARIZES*1..4]->(s:Memory) WHERE s.id IN $ids
 RETURN DISTINCT d.id
 """
 # Which of the ids exist in the scope's history (live or deleted) and their owner's id.

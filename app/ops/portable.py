@@ -1,0 +1,306 @@
+"""Export and import as JSON Lines: one memory per line, with its revisions, links and entity
+mentions; portable between deployments and versions.
+
+An Engram line is `{"format": "engram-export", "version": 1, "memory": {...}, "revisions":
+[...], "links": [{type, target, properties}], "entities": [{category, slug, name}]}`. An
+AutoMem memory imports too: a line `{"format": "automem", "memory": <AutoMem's Memory node
+properties>, "links": [...]}` (what `engram import` makes of AutoMem's backup files), or a
+bare AutoMem memory object; its fields are mapped like a POST /memory from an AutoMem client.
+
+Import keeps ids, skips a memory whose id exists or whose owner already has the same content
+(by content hash), checks every line before it writes any, and queues the imported memories
+for embedding. Links are made once every memory of the file is in; a link whose other end is
+missing (or belongs to another user) is counted as unresolved.
+"""
+
+import json
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from app.errors import BadRequest
+from app.jobs.queue import batches
+from app.memories.derive import content_hash
+from app.memories.mirror import vector_point
+from app.memories.schemas import MemoryCreate
+from app.memories.service import build_memory
+from app.memories.tasks import EmbedDeps, enqueue_embedding
+from app.models import Memory, Status, to_iso, utc_now
+from app.scope import Scope
+from app.storage import portable
+from app.storage.graph import GraphStore, memory_to_properties
+
+FORMAT = "engram-export"
+VERSION = 1
+AUTOMEM = "automem"
+PAGE = 256
+MAX_LINE = 4 << 20
+SCALARS = (str, int, float, bool)
+
+
+# --------------------------------------------------------------------------- export
+
+
+async def export_lines(graph: GraphStore, user_id: str | None) -> AsyncIterator[bytes]:
+    """Every live memory (of one user, or all) as a JSON line, in id order."""
+    after = ""
+    while page := await graph.page_of_memories(after=after, limit=PAGE, user_id=user_id):
+        ids = [m.id for m in page]
+        revisions = await portable.revisions(graph, ids)
+        links = await portable.links(graph, ids)
+        entities = await portable.mentions(graph, ids)
+        lines = [
+            json.dumps(
+                {
+                    "format": FORMAT,
+                    "version": VERSION,
+                    "memory": m.model_dump(mode="json"),
+                    "revisions": revisions.get(m.id, []),
+                    "links": links.get(m.id, []),
+                    "entities": entities.get(m.id, []),
+                },
+                ensure_ascii=False,
+            )  # fmt: skip
+            for m in page
+        ]
+        yield ("\n".join(lines) + "\n").encode()
+        after = page[-1].id
+
+
+# --------------------------------------------------------------------------- import
+
+
+@dataclass
+class ImportItem:
+    memory: Memory
+    revisions: list[dict[str, Any]] = field(default_factory=list)
+    links: list[dict[str, Any]] = field(default_factory=list)
+    entities: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class ImportReport:
+    lines: int = 0
+    imported: int = 0
+    duplicate_ids: int = 0
+    duplicate_content: int = 0
+    revisions: int = 0
+    links: int = 0
+    unresolved_links: int = 0
+    entity_mentions: int = 0
+    queued_for_embedding: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def read_items(path: Path, user_id: str | None, actor: str) -> Iterator[list[ImportItem]]:
+    """The file's memories, a page at a time; a bad line is a BadRequest naming it."""
+    now = utc_now()
+    items: list[ImportItem] = []
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if not raw.strip():
+                continue
+            if len(raw) > MAX_LINE:
+                raise BadRequest(f"Line {number}: longer than {MAX_LINE} bytes")
+            try:
+                items.append(parse_line(raw, user_id, actor, now))
+            except (ValueError, ValidationError, TypeError, KeyError, BadRequest) as exc:
+                raise BadRequest(f"Line {number}: {_reason(exc)}") from exc
+            if len(items) >= PAGE:
+                yield items
+                items = []
+    if items:
+        yield items
+
+
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        error = exc.errors()[0]
+        where = ".".join(str(p) for p in error.get("loc", ()))
+        return f"{where}: {error.get('msg')}" if where else str(error.get("msg"))
+    if isinstance(exc, BadRequest):
+        return exc.message
+    return str(exc) or type(exc).__name__
+
+
+def parse_line(raw: bytes, user_id: str | None, actor: str, now: datetime) -> ImportItem:
+    record = json.loads(raw)
+    if not isinstance(record, dict):
+        raise ValueError("not a JSON object")
+    if record.get("format") == FORMAT:
+        if record.get("version") != VERSION:
+            raise ValueError(f"export version {record.get('version')} is not supported")
+        return _engram_item(record, user_id)
+    body = record["memory"] if record.get("format") == AUTOMEM else record
+    if not isinstance(body, dict) or "content" not in body:
+        raise ValueError("neither an Engram export line nor an AutoMem memory")
+    if not user_id:
+        raise ValueError("an AutoMem memory has no user: pass user_id")
+    memory = from_automem(body, user_id, actor, now)
+    return ImportItem(memory, links=_links(record.get("links", [])))
+
+
+def _engram_item(record: dict[str, Any], user_id: str | None) -> ImportItem:
+    data = dict(record["memory"])
+    if user_id:
+        data["user_id"] = user_id
+    memory = Memory.model_validate(data)
+    memory.id = _uuid(memory.id)
+    memory.content_hash = content_hash(memory.content)
+    memory.embedding_status = Status.PENDING
+    revisions = [_revision(memory, r) for r in record.get("revisions", [])]
+    entities = [_entity(e) for e in record.get("entities", [])]
+    return ImportItem(memory, revisions, _links(record.get("links", [])), entities)
+
+
+def _entity(entity: dict[str, Any]) -> dict[str, Any]:
+    aliases = entity.get("aliases")
+    return {
+        "category": str(entity["category"]), "slug": str(entity["slug"]),
+        "name": str(entity["name"]),
+        "aliases": [str(a) for a in aliases] if isinstance(aliases, list) else None,
+        "created_at": _text(entity.get("created_at")),
+        "last_referenced_at": _text(entity.get("last_referenced_at")),
+    }  # fmt: skip
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def from_automem(props: dict[str, Any], user_id: str, actor: str, now: datetime) -> Memory:
+    """An AutoMem memory (its node's properties, or its API shape) as an Engram memory."""
+    wanted = ("content", "tags", "importance", "confidence", "timestamp", "t_valid",
+              "t_invalid", "updated_at", "last_accessed", "metadata", "type")  # fmt: skip
+    fields = {k: props[k] for k in wanted if props.get(k) not in (None, "")}
+    if isinstance(fields.get("metadata"), str):  # AutoMem's graph keeps it as a JSON string
+        fields["metadata"] = json.loads(fields["metadata"])
+    try:
+        data = MemoryCreate.model_validate({**fields, "ttl_days": None})
+    except ValidationError:  # AutoMem accepted any type string; ours must be one we know
+        fields.pop("type", None)
+        data = MemoryCreate.model_validate({**fields, "ttl_days": None})
+    memory = build_memory(data, scope=Scope(user_id), actor=actor, now=now)
+    memory.id = _uuid(str(props.get("id") or uuid.uuid4()))
+    memory.summary = props.get("summary") or None
+    memory.archived = bool(props.get("archived", False))
+    memory.protected = bool(props.get("protected", False))
+    if isinstance(props.get("relevance_score"), int | float):
+        memory.relevance_score = float(props["relevance_score"])
+    memory.source = {**memory.source, "imported_from": "automem"}
+    return memory
+
+
+def _uuid(value: str) -> str:
+    return str(uuid.UUID(value))
+
+
+def _revision(memory: Memory, props: dict[str, Any]) -> dict[str, Any]:
+    """A revision's properties, bound to its memory and owner, as graph values."""
+    if not isinstance(props, dict):
+        raise ValueError("a revision must be an object")
+    row = {k: _graph_value(v) for k, v in props.items() if v is not None}
+    version = int(row.get("version", 0))
+    row.update(memory_id=memory.id, user_id=memory.user_id, id=f"{memory.id}:{version}")
+    return row
+
+
+def _graph_value(value: Any) -> Any:
+    if isinstance(value, SCALARS):
+        return value
+    if isinstance(value, list) and all(isinstance(v, SCALARS) for v in value):
+        return value
+    return json.dumps(value, separators=(",", ":"))
+
+
+def _links(links: Any) -> list[dict[str, Any]]:
+    if not isinstance(links, list):
+        raise ValueError("links must be a list")
+    found = []
+    for link in links:
+        kind = str(link["type"])
+        if not kind.isidentifier():
+            raise ValueError(f"link type {kind!r} is not a plain name")
+        props = {k: _graph_value(v) for k, v in (link.get("properties") or {}).items()
+                 if v is not None}  # fmt: skip
+        found.append({"type": kind, "target": _uuid(str(link["target"])), "properties": props})
+    return found
+
+
+async def import_file(
+    deps: EmbedDeps, path: Path, *, user_id: str | None, actor: str
+) -> ImportReport:
+    """Checks every line, then writes page by page; links last."""
+    report = ImportReport()
+    for page in read_items(path, user_id, actor):
+        report.lines += len(page)
+    pending_links: list[dict[str, Any]] = []
+    seen_hashes: set[tuple[str, str]] = set()
+    for page in read_items(path, user_id, actor):
+        fresh = await _fresh(deps.stores.graph, page, seen_hashes, report)
+        if fresh:
+            await _write(deps, fresh, actor, report)
+            pending_links += [
+                {**link, "src": item.memory.id} for item in fresh for link in item.links
+            ]
+    await _link(deps.stores.graph, pending_links, report)
+    return report
+
+
+async def _fresh(
+    graph: GraphStore, page: list[ImportItem], seen: set[tuple[str, str]], report: ImportReport
+) -> list[ImportItem]:
+    existing = await graph.existing_ids([i.memory.id for i in page])
+    rows = [{"id": i.memory.id, "user_id": i.memory.user_id, "hash": i.memory.content_hash}
+            for i in page]  # fmt: skip
+    same = await portable.with_same_content(graph, rows)
+    fresh = []
+    for item in page:
+        key = (item.memory.user_id, item.memory.content_hash)
+        if item.memory.id in existing or item.memory.id in {i.memory.id for i in fresh}:
+            report.duplicate_ids += 1
+        elif item.memory.id in same or key in seen:
+            report.duplicate_content += 1
+        else:
+            seen.add(key)
+            fresh.append(item)
+    return fresh
+
+
+async def _write(
+    deps: EmbedDeps, items: list[ImportItem], actor: str, report: ImportReport
+) -> None:
+    graph, now = deps.stores.graph, to_iso(utc_now())
+    await portable.create(graph, [memory_to_properties(i.memory) for i in items], actor=actor,
+                          now=now)  # fmt: skip
+    revisions = [r for i in items for r in i.revisions]
+    await portable.create_revisions(graph, revisions)
+    mentions = [{**e, "id": i.memory.id} for i in items for e in i.entities]
+    await portable.mention(graph, mentions, now=now)
+    await deps.stores.vectors.upsert([vector_point(i.memory, None) for i in items])
+    for owner in sorted({i.memory.user_id for i in items}):
+        for chunk in batches([i.memory.id for i in items if i.memory.user_id == owner]):
+            await enqueue_embedding(deps.jobs, owner, chunk)
+    report.imported += len(items)
+    report.revisions += len(revisions)
+    report.entity_mentions += len(mentions)
+    report.queued_for_embedding += len(items)
+
+
+async def _link(graph: GraphStore, links: list[dict[str, Any]], report: ImportReport) -> None:
+    by_type: dict[str, list[dict[str, Any]]] = {}
+    for link in links:
+        row = {"src": link["src"], "dst": link["target"], "properties": link["properties"]}
+        by_type.setdefault(link["type"], []).append(row)
+    for kind, rows in by_type.items():
+        for start in range(0, len(rows), PAGE):
+            made = await portable.link(graph, kind, rows[start : start + PAGE])
+            report.links += made
+            report.unresolved_links += len(rows[start : start + PAGE]) - made
