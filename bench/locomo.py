@@ -13,10 +13,13 @@ file in `locomo10.json` format.
 Usage: .venv/bin/python bench/locomo.py [--configs engram,bm25,dense] [--samples conv-26,...]
        [--limit-questions N] [--data PATH] [--base-url URL --api-key KEY] [--ingest-only]
        [--depth N]  (results asked per question, default 20; recall@k for k > N is recall@N)
+       [--protocol default|plain|both]  (plain: turns without source or labels, as an
+       AutoMem-style client sends them, in scopes `<sample_id>-plain`)
 """
 
 import argparse
 import contextlib
+import dataclasses
 import json
 import re
 import statistics
@@ -49,6 +52,7 @@ CONFIGS: dict[str, dict[str, str]] = {
     "rrf": {"channels": "dense,bm25", "rerank": "false"},
 }
 KS = (1, 5, 10, 20)
+PROTOCOLS = ("default", "plain", "both")
 DEPTH = 20
 HIT_K = 10
 BATCH_SIZE = 500
@@ -221,17 +225,39 @@ def limit_questions(samples: list[Sample], limit: int | None) -> list[Question]:
     return questions if limit is None else questions[:limit]
 
 
-def memory_body(sample_id: str, turn: Turn) -> dict[str, Any]:
-    """The POST /memory/batch item for one turn."""
-    return {
+def memory_body(sample_id: str, turn: Turn, protocol: str = "default") -> dict[str, Any]:
+    """The POST /memory/batch item for one turn.
+
+    default: what a chat front-end sends (the conversation session and the message id, labels);
+    plain: what an AutoMem-style client sends (content, tags, timestamp and metadata only), so
+    that conversation order must be inferred (app/memories/sequence.py).
+    """
+    body = {
         "content": turn.content,
         "timestamp": turn.timestamp,
         "metadata": {"dia_id": turn.dia_id, "session": turn.session, "sample_id": sample_id},
         "tags": [TAG],
+    }
+    if protocol == "plain":
+        return body
+    return {
+        **body,
         "labels": {"dia_id": turn.dia_id, "session": turn.session},
-        # What a chat front-end sends: the conversation session and the message id.
         "source": {"session_id": f"{sample_id}/session_{turn.session}", "message_id": turn.dia_id},
     }
+
+
+def in_protocol_scope(samples: list[Sample], protocol: str) -> list[Sample]:
+    """The samples as a protocol stores them: plain ones in their own scopes (`<id>-plain`), so
+    that both protocols can live in one Engram."""
+    if protocol == "default":
+        return samples
+    scoped = []
+    for sample in samples:
+        scope = f"{sample.sample_id}-{protocol}"
+        questions = [dataclasses.replace(q, sample_id=scope) for q in sample.questions]
+        scoped.append(dataclasses.replace(sample, sample_id=scope, questions=questions))
+    return scoped
 
 
 def chunks(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
@@ -344,11 +370,11 @@ def scope_has_locomo(client: httpx.Client, sample_id: str) -> bool:
     return body["count"] > 0
 
 
-def ingest_sample(client: httpx.Client, sample: Sample) -> list[str]:
+def ingest_sample(client: httpx.Client, sample: Sample, protocol: str = "default") -> list[str]:
     """Stores every turn of a conversation in its scope, ≤500 per call; returns the ids."""
     ids: list[str] = []
     for batch in chunks(sample.turns, BATCH_SIZE):
-        body = {"memories": [memory_body(sample.sample_id, turn) for turn in batch]}
+        body = {"memories": [memory_body(sample.sample_id, turn, protocol) for turn in batch]}
         response = client.post("/memory/batch", json=body, headers=agent(sample.sample_id))
         stored = checked(response, f"POST /memory/batch ({sample.sample_id})")
         if stored["stored"] != len(batch):
@@ -398,13 +424,15 @@ def embedding_statuses(client: httpx.Client, ids_by_sample: dict[str, list[str]]
     return statuses
 
 
-def ingest(client: httpx.Client, samples: list[Sample], timeout_s: float) -> dict[str, Any]:
+def ingest(
+    client: httpx.Client, samples: list[Sample], timeout_s: float, protocol: str = "default"
+) -> dict[str, Any]:
     """Ingests the samples, waits until searchable, checks every memory is embedded."""
     dead_before = embed_jobs(client)["dead"]
     started = time.perf_counter()
     ids_by_sample = {}
     for sample in samples:
-        ids_by_sample[sample.sample_id] = ingest_sample(client, sample)
+        ids_by_sample[sample.sample_id] = ingest_sample(client, sample, protocol)
         log(f"ingested {sample.sample_id}: {len(sample.turns)} turns")
     posted = time.perf_counter() - started
     wait_searchable(client, dead_before, timeout_s)
@@ -519,6 +547,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--workers", type=int, default=2, help="ENGRAM_WORKERS when embedded")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument(
+        "--protocol", default="default", choices=PROTOCOLS,
+        help="default: turns with source.session_id and labels; plain: content, tags, timestamp "
+        "and metadata only (stored in scopes <id>-plain); both: each, reported side by side",
+    )  # fmt: skip
+    parser.add_argument(
         "--depth", type=int, default=DEPTH, help=f"results asked per question (default {DEPTH})"
     )
     args = parser.parse_args(argv)
@@ -561,17 +594,33 @@ def evaluate(
 
 
 def report(results: dict[str, Any], depth: int = DEPTH) -> str:
-    """The markdown tables: configurations, then engram (or the first) per category."""
+    """The markdown tables: configurations, then each engram configuration (or the first
+    configuration) per category."""
     overall = {name: r["overall"] for name, r in results.items()}
-    focus = "engram" if "engram" in results else next(iter(results))
-    by_category = {**results[focus]["by_category"], "overall": results[focus]["overall"]}
-    return (
-        f"## LoCoMo retrieval (recall@k over evidence turns, depth {depth})\n\n"
-        + markdown_table("config", overall)
-        + f"\n\n## {focus} per category\n\n"
-        + markdown_table("category", by_category)
-        + "\n"
-    )
+    focus = [name for name in results if name.split(" ")[0] == "engram"] or [next(iter(results))]
+    text = f"## LoCoMo retrieval (recall@k over evidence turns, depth {depth})\n\n"
+    text += markdown_table("config", overall) + "\n"
+    for name in focus:
+        by_category = {**results[name]["by_category"], "overall": results[name]["overall"]}
+        text += f"\n## {name} per category\n\n" + markdown_table("category", by_category) + "\n"
+    return text
+
+
+def run_protocol(
+    client: httpx.Client, args: argparse.Namespace, all_samples: list[Sample], protocol: str
+) -> tuple[dict[str, Any] | None, dict[str, Any], int]:  # fmt: skip
+    """Ingests (unless skipped) and asks one protocol's questions; configs named with a
+    ` (plain)` suffix for the plain protocol. Returns the ingest figures, results, questions."""
+    scoped = in_protocol_scope(all_samples, protocol)
+    questions = limit_questions(scoped, args.limit_questions)
+    asked = {q.sample_id for q in questions}
+    samples = [s for s in scoped if s.sample_id in asked or args.ingest_only]
+    log(f"protocol {protocol}: asking {len(questions)}, ingesting {len(samples)} conversations")
+    preflight(client, args, samples)
+    ingested = None if args.skip_ingest else ingest(client, samples, args.wait_timeout, protocol)
+    results = {} if args.ingest_only else evaluate(client, args.configs, questions, args.depth)
+    suffix = "" if protocol == "default" else f" ({protocol})"
+    return ingested, {f"{name}{suffix}": r for name, r in results.items()}, len(questions)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -580,23 +629,22 @@ def main(argv: Sequence[str] | None = None) -> None:
     if not args.data.is_file():
         raise SystemExit(f"no data at {args.data}: pass --data PATH to a locomo10.json file")
     samples, stats = load_samples(args.data, args.samples)
-    questions = limit_questions(samples, args.limit_questions)
-    asked = {q.sample_id for q in questions}
-    samples = [s for s in samples if s.sample_id in asked or args.ingest_only]
     log(
-        f"{stats['usable']} usable questions of {stats['questions_categories_1_4']} in "
-        f"categories 1–4; asking {len(questions)}, ingesting {len(samples)} conversations"
+        f"{stats['usable']} usable questions of {stats['questions_categories_1_4']} "
+        "in categories 1–4"
     )
+    protocols = ["default", "plain"] if args.protocol == "both" else [args.protocol]
+    ingested, results, asked = {}, {}, 0
     with (
         engram(args) as (base, key),
         httpx.Client(
             base_url=base, headers={"Authorization": f"Bearer {key}"}, timeout=60
         ) as client,
     ):
-        preflight(client, args, samples)
-        ingested = None if args.skip_ingest else ingest(client, samples, args.wait_timeout)
+        for protocol in protocols:
+            ingested[protocol], found, asked = run_protocol(client, args, samples, protocol)
+            results.update(found)
         health = checked(client.get("/health"), "GET /health")
-        results = {} if args.ingest_only else evaluate(client, args.configs, questions, args.depth)
     output = {
         "benchmark": "locomo",
         "data": str(args.data),
@@ -604,8 +652,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         "engram": base if args.base_url else "embedded (temporary data dir)",
         "embedder": health.get("embedder"),
         "dataset": stats,
-        "asked": len(questions),
+        "asked": asked,
         "depth": args.depth,
+        "protocols": protocols,
         "ingest": ingested,
         "configs": results,
     }

@@ -19,6 +19,7 @@ from app.errors import BadRequest, Conflict, MemoryNotFound
 from app.jobs.queue import batches
 from app.lifecycle.archive import archive_changes
 from app.lifecycle.ttl import TtlTable, default_ttl
+from app.memories import sequence
 from app.memories.derive import content_hash, tag_prefixes
 from app.memories.mirror import vector_payload, vector_point
 from app.memories.schemas import MemoryCreate, MemoryUpdate
@@ -28,6 +29,7 @@ from app.scope import Scope, agent_lineage
 from app.storage import Stores
 from app.storage.graph import new_id
 from app.storage.idempotency import Claim
+from app.storage.sequences import link_sequences
 
 log = logging.getLogger(__name__)
 
@@ -178,9 +180,15 @@ async def link_session_turns(stores: Stores, scope: Scope, memories: list[Memory
     """Links each turn of a conversation session to the one before it (PRECEDED_BY).
 
     Within a batch, items of one session are consecutive turns in the order sent; the first of
-    them follows the session's latest stored turn. Recall uses these links to bring in the
-    neighbouring turns of a good match.
+    them follows the session's latest stored turn. Memories without a session are linked where
+    sequence.py infers one. Recall uses these links to bring in the neighbouring turns of a good
+    match.
     """
+    inferred = sequence.infer(memories)
+    since = to_iso(utc_now() - sequence.CLOSE)
+    await link_sequences(
+        stores.graph, scope.user_id, inferred.keys, inferred.firsts, inferred.pairs, since
+    )
     in_session = [m for m in memories if m.session_id]
     if not in_session:
         return

@@ -7,11 +7,13 @@ import pytest
 
 from bench.locomo import (
     Question,
+    Sample,
     Turn,
     chunks,
     conversation_turns,
     dataset_stats,
     hit_at,
+    in_protocol_scope,
     load_samples,
     markdown_table,
     memory_body,
@@ -171,6 +173,24 @@ def test_memory_body() -> None:
         "labels": {"dia_id": "D2:2", "session": 2},
         "source": {"session_id": "conv-26/session_2", "message_id": "D2:2"},
     }
+
+
+def test_the_plain_protocol_sends_no_source_and_no_labels() -> None:
+    turn = Turn("D2:2", 2, "Bo: Look.", "2023-05-08T13:56:00+00:00")
+    assert memory_body("conv-26", turn, "plain") == {
+        "content": "Bo: Look.",
+        "timestamp": "2023-05-08T13:56:00+00:00",
+        "metadata": {"dia_id": "D2:2", "session": 2, "sample_id": "conv-26"},
+        "tags": ["locomo"],
+    }
+
+
+def test_the_plain_protocol_asks_in_its_own_scopes() -> None:
+    question = Question("conv-26", 0, 2, "When?", ("D1:1",))
+    sample = Sample("conv-26", [], [question])
+    (plain,) = in_protocol_scope([sample], "plain")
+    assert plain.sample_id == "conv-26-plain" and plain.questions[0].sample_id == "conv-26-plain"
+    assert in_protocol_scope([sample], "default") == [sample]
 
 
 def test_chunks() -> None:

@@ -1,0 +1,48 @@
+"""Cypher for inferred conversation order (app/memories/sequence.py): the sequence key each
+memory without a session carries, and the PRECEDED_BY links between its turns."""
+
+from collections.abc import Sequence
+from typing import Any
+
+from app.storage.graph import GraphStore
+
+SET_KEYS = """
+UNWIND $rows AS row
+MATCH (m:Memory {id: row.id}) WHERE m.user_id = $user_id
+SET m.sequence_key = row.key
+"""
+# A run's first memory follows the latest memory of an earlier write with its key, written since
+# $since, whose timestamp is close to its own.
+LINK_FIRSTS = """
+UNWIND $firsts AS row
+MATCH (m:Memory {id: row.id}) WHERE m.user_id = $user_id
+MATCH (p:Memory {sequence_key: row.key})
+WHERE p.user_id = $user_id AND NOT p.id IN $new AND p.created_at >= $since
+  AND p.timestamp >= row.after AND p.timestamp <= row.before
+WITH m, max(p.created_at) AS latest, row
+MATCH (previous:Memory {sequence_key: row.key})
+WHERE previous.user_id = $user_id AND previous.created_at = latest AND NOT previous.id IN $new
+MERGE (m)-[r:PRECEDED_BY]->(previous) SET r.session = true
+"""
+LINK_PAIRS = """
+UNWIND $pairs AS pair
+MATCH (a:Memory {id: pair.later}), (b:Memory {id: pair.earlier})
+WHERE a.user_id = $user_id AND b.user_id = $user_id
+MERGE (a)-[r:PRECEDED_BY]->(b) SET r.session = true
+"""
+
+
+async def link_sequences(
+    graph: GraphStore, user_id: str, keys: dict[str, str], firsts: Sequence[dict[str, Any]],
+    pairs: Sequence[dict[str, str]], since: str,
+) -> None:  # fmt: skip
+    """Records the keys, links each run's first to its earlier write, and the runs' turns."""
+    if not keys:
+        return
+    rows = [{"id": memory_id, "key": key} for memory_id, key in keys.items()]
+    await graph.query(SET_KEYS, {"rows": rows, "user_id": user_id})
+    if firsts:
+        params = {"firsts": list(firsts), "new": list(keys), "user_id": user_id, "since": since}
+        await graph.query(LINK_FIRSTS, params)
+    if pairs:
+        await graph.query(LINK_PAIRS, {"pairs": list(pairs), "user_id": user_id})

@@ -1,0 +1,9 @@
+"""Range index on Memory.sequence_key: a write without a session looks up the latest memory of
+its inferred sequence by it (app/memories/sequence.py)."""
+
+from app.storage.graph import GraphStore
+from app.storage.schema import ensure_range_index
+
+
+async def up(graph: GraphStore) -> None:
+    await ensure_range_index(graph, "Memory", "sequence_key")
