@@ -36,6 +36,7 @@ from pydantic import ValidationError
 
 from app.jobs.queue import batches
 from app.lifecycle.decay import mirror_payloads
+from app.lifecycle.fsck_llm import confirm
 from app.memories.tasks import enqueue_embedding
 from app.models import to_iso
 from app.scope import Scope
@@ -73,6 +74,8 @@ class Finding:
     fix: str
     safe: bool
     applied: bool = False
+    llm_verdict: str | None = None  # confirmed | rejected, when the LLM pass looked at it
+    llm_reason: str | None = None
 
 
 @dataclass
@@ -245,7 +248,7 @@ async def orphan_vectors(stores: Stores) -> list[Finding]:
 
 async def run_fsck(
     deps: Any, *, scope: Scope | None, user_id: str | None, apply: bool, limit: int,
-    now: datetime,
+    now: datetime, llm_calls: int = 0,
 ) -> dict[str, Any]:  # fmt: skip
     """Runs every check for a scope (or, with scope None, the admin's user or everyone)."""
     stores: Stores = deps.stores
@@ -257,6 +260,10 @@ async def run_fsck(
     )  # fmt: skip
     if scope is None and user_id is None:
         findings += await orphan_vectors(stores)
+    calls = 0
+    if llm_calls and getattr(deps, "llm", None) is not None:
+        contents = {m.props["id"]: str(m.props.get("content", "")) for m in memories}
+        calls = await confirm(deps.llm, findings, contents, llm_calls)
     if apply:
         await repair(deps, findings, {m.props["id"]: m.props for m in memories}, now)
     counts: dict[str, int] = defaultdict(int)
@@ -266,7 +273,7 @@ async def run_fsck(
         "status": "success", "user_id": scope.user_id if scope else user_id,
         "agent_id": scope.agent_id if scope else None, "checked": len(memories),
         "truncated": truncated, "counts": dict(counts),
-        "applied": sum(f.applied for f in findings),
+        "applied": sum(f.applied for f in findings), "llm_calls": calls,
         "issues": [asdict(f) for f in findings[:MAX_LISTED]],
     }  # fmt: skip
 
@@ -279,6 +286,8 @@ async def repair(
     stamp = to_iso(now)
     archive, clear, embed, points = [], [], [], []
     for f in findings:
+        if not f.safe:
+            continue
         if f.type == "duplicate":
             archive += f.ids[1:]
         elif f.type == "prompt_injection":
@@ -290,7 +299,7 @@ async def repair(
             embed.append({"id": f.ids[0], "user_id": props[f.ids[0]]["user_id"]})
         elif f.type == "orphan_vector":
             points += f.ids
-        f.applied = f.safe
+        f.applied = True
     rows = [{"id": i, "user_id": props[i]["user_id"], "version": props[i]["version"],
              "score": props[i].get("relevance_score")} for i in dict.fromkeys(archive)]  # fmt: skip
     archived = await lifecycle_store.archive(stores.graph, rows, actor=ACTOR, now=stamp)

@@ -91,6 +91,11 @@ async def consolidation_status(runtime: RuntimeDep, _: AdminDep) -> Consolidatio
 
 class FsckRequest(BaseModel):
     apply: bool = Field(False, description="Repair the findings marked safe.")
+    llm: bool = Field(
+        True,
+        description="When an LLM is configured, let it confirm ambiguous findings "
+        "(at most FSCK_MAX_LLM_CALLS calls).",
+    )
     user_id: str | None = Field(
         None, max_length=200, description="Admin key only: this user; null = every user."
     )
@@ -104,8 +109,10 @@ class FsckReport(BaseModel):
     truncated: bool = Field(description="More memories exist than FSCK_MAX_MEMORIES.")
     counts: dict[str, int] = Field(description="Findings per type.")
     applied: int = Field(description="Findings repaired (apply=true, safe ones only).")
+    llm_calls: int = Field(0, description="Calls the LLM pass made.")
     issues: list[dict[str, Any]] = Field(
-        description="Findings (at most 200): type, ids, detail, fix, safe, applied."
+        description="Findings (at most 200): type, ids, detail, fix, safe, applied, "
+        "llm_verdict, llm_reason."
     )
 
 
@@ -128,5 +135,6 @@ async def fsck(
     report = await run_fsck(
         runtime, scope=scope, user_id=None if scope else body.user_id, apply=body.apply,
         limit=runtime.settings.fsck_max_memories, now=utc_now(),
+        llm_calls=runtime.settings.fsck_max_llm_calls if body.llm else 0,
     )  # fmt: skip
     return FsckReport(**report)

@@ -4,7 +4,8 @@ import httpx
 
 from app.lifecycle.cluster import ClusterConfig, components, extractive_summary, run_clustering
 from app.models import utc_now
-from tests.conftest import AGENT_KEY, ALICE_KEY, BOB_KEY, auth
+from tests.conftest import AGENT_KEY, ALICE_KEY, BOB_KEY, auth, running_client, test_settings
+from tests.fake_openai import FakeOpenAI, FakeOpenAIConfig
 
 
 def near(axis: int, wobble: float) -> list[float]:
@@ -92,3 +93,20 @@ async def test_a_dry_run_writes_nothing_and_a_user_run_stays_in_its_user(
     assert alice_only["created"] == 0 and await summaries(app_client) == before
     await run_clustering(deps, ClusterConfig(), utc_now(), user_id="bob")
     assert sorted(carol) in (await summaries(app_client)).values()
+
+
+async def test_the_llm_writes_the_summary_when_configured(falkordb_url: str, tmp_path):
+    reply = '{"summary": "Alice runs most mornings, 5 to 9 km."}'
+    with FakeOpenAI(FakeOpenAIConfig(chat_reply=reply)) as server:
+        settings = test_settings(tmp_path, falkordb_url=falkordb_url, llm_base_url=server.base_url,
+                                 llm_model="fake-model", enrichment_enabled=False)  # fmt: skip
+        async with running_client(settings) as client:
+            for k in range(3):
+                await put(client, auth(ALICE_KEY), f"Ran {k + 5} km", near(0, 0.1 * k))
+            report = await run_clustering(runtime(client), ClusterConfig(), utc_now())
+            assert report["created"] == 1
+            (summary_id,) = report["summary_ids"]
+            summary = (await client.get(f"/memory/{summary_id}", headers=auth(ALICE_KEY))).json()
+            assert summary["memory"]["content"] == "Alice runs most mornings, 5 to 9 km."
+            assert summary["memory"]["metadata"]["cluster"]["method"] == "llm"
+            assert "Ran 5 km" in str(server.requests[-1])
