@@ -1,25 +1,22 @@
 """`python -m app`: serve Engram with uvicorn on the configured host and port."""
 
-import logging
-
 import uvicorn
 
 from app.config import get_settings
+from app.logs import configure_logging
 from app.main import create_app
 
 
 def main() -> None:
     settings = get_settings()
-    logging.basicConfig(
-        level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
-    logging.getLogger("saq").setLevel(logging.WARNING)  # saq logs every job at INFO
+    configure_logging(settings.log_level, settings.log_format)
     uvicorn.run(
         create_app(settings, freeze_after_start=True),
         host=settings.host,
         port=settings.port,
         log_level=settings.log_level,
-        access_log=False,
+        access_log=False,  # Engram's own access log (app.http_observe) has the request id
+        log_config=None,  # uvicorn's loggers go through the handler configure_logging set
     )
 
 

@@ -20,6 +20,11 @@ class Settings(BaseSettings):
     # A request body over this many bytes is a 413 before it is parsed. The default is above the
     # largest valid body: a batch of 500 memories at their field limits, with vectors.
     max_body_bytes: int = Field(64 * 1024 * 1024, ge=1024, validation_alias="ENGRAM_MAX_BODY_BYTES")
+    # json: one object a line (with the request id); text: plain lines for a terminal.
+    log_format: Literal["json", "text"] = Field("json", validation_alias="ENGRAM_LOG_FORMAT")
+    access_log: bool = Field(True, validation_alias="ENGRAM_ACCESS_LOG")
+    # GET /metrics (Prometheus): aggregate figures only, no memory content, no user ids.
+    metrics_enabled: bool = Field(True, validation_alias="ENGRAM_METRICS")
 
     # Auth. api_keys: JSON {"<key or sha256:hex>": "user_id" | {"user_id": .., "agent_prefix": ..}}
     api_keys: dict[str, str | dict[str, str]] = Field({}, validation_alias="ENGRAM_API_KEYS")

@@ -10,6 +10,7 @@ from app.config import Settings, get_settings
 from app.enrichment.router import router as entities_router
 from app.http_errors import install_error_handlers
 from app.http_guard import AnswerErrors, LimitBody, reject_bad_text
+from app.http_observe import ObserveRequests
 from app.lifecycle.router import router as lifecycle_router
 from app.mcp.http import mount_mcp
 from app.mcp.http import session_manager as mcp_session_manager
@@ -18,6 +19,7 @@ from app.openapi import install_openapi, operation_id
 from app.ops.admin import router as admin_router
 from app.ops.backup_router import router as backup_router
 from app.ops.erase_router import router as erase_router
+from app.ops.metrics_router import router as metrics_router
 from app.ops.portable_router import router as portable_router
 from app.ops.router import router as ops_router
 from app.ops.write_gate import WriteGate, WriteGateMiddleware
@@ -80,6 +82,7 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     app.add_middleware(WriteGateMiddleware, gate=app.state.write_gate)
     app.add_middleware(LimitBody, max_bytes=settings.max_body_bytes)
     app.add_middleware(AnswerErrors)
+    app.add_middleware(ObserveRequests, access_log=settings.access_log)  # outermost
     app.include_router(memories_router)
     app.include_router(recall_router)
     app.include_router(core_router)
@@ -88,6 +91,7 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     app.include_router(remember_router)
     app.include_router(ops_router)
     app.include_router(admin_router)
+    app.include_router(metrics_router)
     app.include_router(backup_router)
     app.include_router(lifecycle_router)
     app.include_router(erase_router)

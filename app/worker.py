@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from app.config import Settings, get_settings
+from app.logs import configure_logging
 from app.runtime import start_runtime
 
 log = logging.getLogger("app.worker")
@@ -47,10 +48,7 @@ async def run(settings: Settings) -> None:
 
 def main() -> None:
     settings = get_settings()
-    logging.basicConfig(
-        level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
-    logging.getLogger("saq").setLevel(logging.WARNING)  # saq logs every job at INFO
+    configure_logging(settings.log_level, settings.log_format)
     problem = refuse_embedded(settings)
     if problem:
         log.error(problem)

@@ -1,9 +1,12 @@
 """The embedder interface, its errors, and the health bookkeeping every embedder shares."""
 
 import math
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
+
+from app.metrics import EMBED_ERRORS, EMBED_LATENCY
 
 HealthState = Literal["ok", "degraded", "down"]
 T = TypeVar("T")
@@ -106,15 +109,21 @@ class HealthTracker:
 
 async def tracked(health: HealthTracker, work: Awaitable[T], what: str) -> T:
     """Awaits `work`, records the outcome, and turns unexpected exceptions into EmbeddingError."""
+    embedder = what.split()[0]  # "local embedding" -> local
+    started = time.perf_counter()
     try:
         result = await work
     except EmbeddingError as exc:
+        EMBED_ERRORS.labels(embedder).inc()
         health.failure(exc)
         raise
     except Exception as exc:
+        EMBED_ERRORS.labels(embedder).inc()
         error = EmbeddingError(f"{what} failed: {exc!r}")
         health.failure(error)
         raise error from exc
+    finally:
+        EMBED_LATENCY.labels(embedder).observe(time.perf_counter() - started)
     health.success()
     return result
 

@@ -47,6 +47,7 @@ from app.llm.wire import (
     token_params,
     usage_counts,
 )
+from app.metrics import LLM_LATENCY
 
 log = logging.getLogger(__name__)
 
@@ -115,6 +116,7 @@ class LLMClient:
     ) -> dict[str, Any]:
         """The model's answer as a JSON object; raises an LLMUnavailable subclass otherwise."""
         probing = self._admit(budget)
+        started = time.perf_counter()
         try:
             answer = await self._complete(
                 functools.partial(
@@ -122,11 +124,13 @@ class LLMClient:
                 )
             )
         except LLMUnavailable as exc:
+            LLM_LATENCY.labels("failure").observe(time.perf_counter() - started)
             self._record_failure(exc, probing)
             raise
         finally:
             if probing:
                 self._circuit.end_probe()
+        LLM_LATENCY.labels("success").observe(time.perf_counter() - started)
         self._record_success(probing)
         return answer
 

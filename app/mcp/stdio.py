@@ -13,6 +13,7 @@ import sys
 
 from app.auth import Principal, load_or_create_local_key
 from app.config import Settings, get_settings
+from app.logs import configure_logging
 from app.mcp.caller import fixed_caller
 from app.mcp.http import build_server
 from app.runtime import Runtime, start_runtime
@@ -61,11 +62,7 @@ async def serve_stdio(settings: Settings, key: str | None, agent: str | None) ->
 
 def main() -> None:
     settings = get_settings()
-    logging.basicConfig(
-        stream=sys.stderr, level=settings.log_level.upper(),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )  # fmt: skip
-    logging.getLogger("saq").setLevel(logging.WARNING)
+    configure_logging(settings.log_level, settings.log_format)  # on stderr
     try:
         asyncio.run(serve_stdio(settings, os.environ.get(KEY_ENV), os.environ.get(AGENT_ENV)))
     except StartRefused as exc:

@@ -11,6 +11,7 @@ from app.deps import RuntimeDep, ScopeDep
 from app.errors import BadRequest
 from app.memories.router import public
 from app.memories.schemas import MemoryOut
+from app.metrics import observe_recall_steps
 from app.models import to_iso
 from app.recall import params as recall_params
 from app.recall import service
@@ -163,6 +164,7 @@ async def _recall(runtime: RuntimeDep, scope: ScopeDep, raw: dict[str, Any]) -> 
         config=runtime.recall_config,
     )  # fmt: skip
     runtime.access.record(scope.user_id, [hit.memory.id for hit in outcome.hits])
+    observe_recall_steps(outcome.timings)
     return FastJSONResponse(_response(params, outcome, runtime.recall_config.relevance_floor))
 
 
