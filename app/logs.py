@@ -55,6 +55,7 @@ def configure_logging(level: str, fmt: str = "json") -> None:
     root.addHandler(handler)
     root.setLevel(level.upper())
     logging.getLogger("saq").setLevel(logging.WARNING)  # saq logs every job at INFO
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # every outgoing request at INFO
     for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
         logging.getLogger(name).handlers.clear()  # through the root handler, in our format
         logging.getLogger(name).propagate = True

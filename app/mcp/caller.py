@@ -1,36 +1,76 @@
-"""Who is calling an MCP tool: the runtime, the key's principal and the resolved agent scope.
+"""How an MCP tool reaches Engram: through the API's own routes, in-process, with the caller's
+credentials. Every check, limit, scope and error of the HTTP API then holds for MCP as it is.
 
-Over HTTP the key comes with every request (`Authorization: Bearer` or `X-API-Key`) and the agent
-from `X-Agent-Id`, exactly as for the REST routes. Over stdio the process is started for one
-caller: its key and agent are fixed at start.
+Over HTTP the key comes with every request (`Authorization: Bearer` or `X-API-Key`) and the
+agent from `X-Agent-Id`, and they are passed on. Over stdio the process serves one caller,
+whose key and agent are fixed at start.
 """
 
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import httpx
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import MCPServerError, ToolError
-from pydantic import ValidationError
 
-from app.auth import KeyRing, Principal, resolve_scope
-from app.errors import AppError, Unauthorized
-from app.http_errors import describe_validation_error
-from app.runtime import Runtime
-from app.scope import Scope
+from app.logs import REQUEST_ID
 
-KEY_REQUIRED = "An API key is required: send 'Authorization: Bearer <key>' or 'X-API-Key: <key>'"
+PASSED_ON = ("authorization", "x-api-key", "x-agent-id")
+BASE_URL = "http://engram"
 
 
 @dataclass(frozen=True, slots=True)
 class Caller:
-    runtime: Runtime
-    principal: Principal
-    scope: Scope
+    """The API (in-process) and the headers that say who is calling."""
+
+    api: httpx.AsyncClient
+    headers: dict[str, str]
+
+    async def call(
+        self, method: str, path: str, *, kind: type[MCPServerError] = ToolError, **options: Any
+    ) -> Any:
+        """The JSON answer of one API request; an error answer becomes `kind` with its code and
+        message (`not_found: Memory … not found`)."""
+        headers = dict(self.headers)
+        if (request_id := REQUEST_ID.get()) is not None:
+            headers["x-request-id"] = request_id
+        answer = await self.api.request(method, path, headers=headers, **options)
+        body = answer.json() if answer.content else None
+        if answer.is_success:
+            return body
+        if isinstance(body, dict) and "message" in body:
+            raise kind(f"{body.get('error', answer.status_code)}: {body['message']}")
+        raise kind(f"HTTP {answer.status_code}")
 
 
 CallerResolver = Callable[[Context[Any, Any]], Caller]
+
+
+def in_process(app: Any) -> httpx.AsyncClient:
+    """A client that calls the ASGI app directly (no socket)."""
+    transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+    return httpx.AsyncClient(transport=transport, base_url=BASE_URL, timeout=None)
+
+
+def header_caller(api: httpx.AsyncClient) -> CallerResolver:
+    """Each tool call acts with the headers of the HTTP request that carried it."""
+
+    def resolve(ctx: Context[Any, Any]) -> Caller:
+        given: Mapping[str, str] = ctx.headers or {}
+        headers = {name.lower(): value for name, value in given.items()}
+        return Caller(api, {name: headers[name] for name in PASSED_ON if name in headers})
+
+    return resolve
+
+
+def key_headers(key: str, agent: str | None) -> dict[str, str]:
+    return {"authorization": f"Bearer {key}"} | ({"x-agent-id": agent} if agent else {})
+
+
+def fixed_caller(caller: Caller) -> CallerResolver:
+    """One caller for the whole process (stdio)."""
+    return lambda _ctx: caller
 
 
 def presented_key(headers: Mapping[str, str]) -> str | None:
@@ -39,47 +79,3 @@ def presented_key(headers: Mapping[str, str]) -> str | None:
     if scheme.lower() == "bearer" and token.strip():
         return token.strip()
     return headers.get("x-api-key") or None
-
-
-def authenticate(keyring: KeyRing, headers: Mapping[str, str]) -> Principal:
-    key = presented_key(headers)
-    if key is None:
-        raise Unauthorized(KEY_REQUIRED)
-    principal = keyring.authenticate(key)
-    if principal is None:
-        raise Unauthorized("Invalid API key")
-    return principal
-
-
-def http_caller(runtime: Callable[[], Runtime]) -> CallerResolver:
-    """Each tool call is authenticated from the headers of the HTTP request that carried it."""
-
-    def resolve(ctx: Context[Any, Any]) -> Caller:
-        current = runtime()
-        headers = {name.lower(): value for name, value in (ctx.headers or {}).items()}
-        assert current.keyring is not None  # the HTTP app always has one
-        principal = authenticate(current.keyring, headers)
-        return Caller(current, principal, resolve_scope(principal, headers.get("x-agent-id")))
-
-    return resolve
-
-
-def fixed_caller(runtime: Runtime, principal: Principal, agent: str | None) -> CallerResolver:
-    """One caller for the whole process (stdio)."""
-    scope = resolve_scope(principal, agent)
-    caller = Caller(runtime, principal, scope)
-    return lambda _ctx: caller
-
-
-@contextmanager
-def reported(kind: type[MCPServerError] = ToolError) -> Iterator[None]:
-    """Engram's errors reach the client as tool (or resource) errors naming what is wrong: the
-    SDK hides the text of any other exception."""
-    try:
-        yield
-    except AppError as exc:
-        raise kind(f"{exc.code}: {exc.message}") from exc
-    except ValidationError as exc:
-        errors = exc.errors()
-        message = describe_validation_error(dict(errors[0])) if errors else "Invalid arguments"
-        raise kind(f"bad_request: {message}") from exc

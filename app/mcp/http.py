@@ -13,10 +13,11 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.errors import Unauthorized
 from app.http_errors import error_response
-from app.mcp.caller import CallerResolver, authenticate, http_caller
+from app.mcp.caller import CallerResolver, header_caller, in_process, presented_key
 from app.mcp.tools import register
 
 PATH = "/mcp"
+KEY_REQUIRED = "An API key is required: send 'Authorization: Bearer <key>' or 'X-API-Key: <key>'"
 VERSION = "0.1.0"  # the API's (FastAPI app) version
 INSTRUCTIONS = (
     "Engram is your long-term memory. At the start of a task call `context` with what the task "
@@ -40,11 +41,14 @@ class KeyRequired:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            headers = {name.lower(): value for name, value in Headers(scope=scope).items()}
-            try:
-                authenticate(self.app.state.keyring, headers)
-            except Unauthorized as exc:
-                response = error_response(exc.status_code, exc.code, exc.message)
+            key = presented_key({k.lower(): v for k, v in Headers(scope=scope).items()})
+            refused = None
+            if key is None:
+                refused = Unauthorized(KEY_REQUIRED)
+            elif self.app.state.keyring.authenticate(key) is None:
+                refused = Unauthorized("Invalid API key")
+            if refused is not None:
+                response = error_response(refused.status_code, refused.code, refused.message)
                 response.headers["WWW-Authenticate"] = "Bearer"
                 await response(scope, receive, send)
                 return
@@ -56,7 +60,7 @@ def mount_mcp(app: FastAPI) -> MCPServer:
     (no session to keep on one process). Every request carries an API key in a header, which a
     rebinding page cannot send, so the transport's Host/Origin check is left off: it would refuse
     the names a deployment is reached by."""
-    server = build_server(http_caller(lambda: app.state.runtime))
+    server = build_server(header_caller(in_process(app)))
     transport = server.streamable_http_app(
         streamable_http_path=PATH,
         stateless_http=True,

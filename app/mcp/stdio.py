@@ -1,9 +1,10 @@
 """`engram mcp`: Engram's MCP tools over stdio, for a local agent that starts the process.
 
-The process opens the stores itself (the embedded default, or the shared servers named by
-FALKORDB_URL / QDRANT_URL) and serves one caller: the key in ENGRAM_API_KEY (on the embedded
-default, the local key in the data directory when none is given), in the agent scope of
-ENGRAM_AGENT_ID. stdout carries the protocol, so logs go to stderr.
+The process runs the API in-process (no port) on the stores it opens itself: the embedded
+default, or the shared servers named by FALKORDB_URL / QDRANT_URL. It serves one caller: the
+key in ENGRAM_API_KEY (on the embedded default with no keys configured, the local key in the
+data directory), in the agent scope of ENGRAM_AGENT_ID. stdout carries the protocol, so logs go
+to stderr.
 """
 
 import asyncio
@@ -11,12 +12,12 @@ import logging
 import os
 import sys
 
-from app.auth import Principal, load_or_create_local_key
+from app.auth import load_or_create_local_key
 from app.config import Settings, get_settings
 from app.logs import configure_logging
-from app.mcp.caller import fixed_caller
+from app.main import create_app
+from app.mcp.caller import Caller, fixed_caller, in_process, key_headers
 from app.mcp.http import build_server
-from app.runtime import Runtime, start_runtime
 
 log = logging.getLogger("app.mcp")
 
@@ -36,28 +37,16 @@ def _key(settings: Settings, key: str | None) -> str:
     raise StartRefused(f"Set {KEY_ENV} to the API key this MCP server acts with")
 
 
-def _principal(runtime: Runtime, key: str) -> Principal:
-    assert runtime.keyring is not None
-    principal = runtime.keyring.authenticate(key)
-    if principal is None:
-        raise StartRefused(f"{KEY_ENV} is not a valid API key of this Engram")
-    if principal.user_id is None:
-        raise StartRefused(f"{KEY_ENV} is the admin key; use a user's API key")
-    return principal
-
-
 async def serve_stdio(settings: Settings, key: str | None, agent: str | None) -> None:
     """Serves until the client closes stdin; runs job workers in-process like the API does."""
     presented = _key(settings, key)
-    runtime = await start_runtime(settings)
-    try:
-        runtime.start_access_flush()
-        if settings.workers:
-            await runtime.start_workers(settings.workers)
-        caller = fixed_caller(runtime, _principal(runtime, presented), agent)
-        await build_server(caller).run_stdio_async()
-    finally:
-        await runtime.stop()
+    app = create_app(settings)
+    async with app.router.lifespan_context(app), in_process(app) as api:
+        caller = Caller(api, key_headers(presented, agent))
+        answer = await api.get("/core", headers=caller.headers)
+        if answer.status_code in (400, 401, 403):
+            raise StartRefused(f"{KEY_ENV} / {AGENT_ENV}: {answer.json()['message']}")
+        await build_server(fixed_caller(caller)).run_stdio_async()
 
 
 def main() -> None:

@@ -1,31 +1,22 @@
-"""The MCP tools and resources: each calls what the matching HTTP route calls, in the caller's
-scope, and answers with the same JSON (recall trimmed to what a model needs to read)."""
+"""The MCP tools and resources. Each is one request to the matching HTTP route (through
+`Caller`), so it has no rules of its own; recall's answer is trimmed to what a model reads."""
 
 import json
 from typing import Annotated, Any, Literal
+from urllib.parse import quote
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
 
-from app.enrichment import router as entities_routes
-from app.errors import NotFound
-from app.mcp.caller import CallerResolver, reported
-from app.memories import service as memories
-from app.memories.dependencies import valid_memory_id
-from app.memories.router import public
-from app.memories.schemas import MemoryCreate, MemoryUpdate
-from app.recall import core_router
-from app.recall import router as recall_routes
-from app.recall.context import SECTIONS
-from app.relations import router as relation_routes
-from app.relations import service as relations
-from app.remember import router as remember_routes
+from app.mcp.caller import CallerResolver
 
 READ_ONLY = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
 WRITES = ToolAnnotations(readOnlyHint=False, destructiveHint=False, openWorldHint=False)
 DESTRUCTIVE = ToolAnnotations(readOnlyHint=False, destructiveHint=True, openWorldHint=False)
+SECTIONS = ("agent-identity", "agent-knowledge", "agent-instructions", "user-facts",
+            "user-preferences")  # fmt: skip
 
 MemoryId = Annotated[str, Field(description="The memory's id (a UUID).", max_length=100)]
 Tags = Annotated[list[str] | None, Field(description="Tags, e.g. ['project:engram', 'db'].")]
@@ -44,11 +35,16 @@ class Turn(BaseModel):
     content: str = Field(description="The message text.")
 
 
-def _given(**values: Any) -> dict[str, Any]:
+def given(**values: Any) -> dict[str, Any]:
+    """The arguments the model gave (absent ones are left to the API's defaults)."""
     return {name: value for name, value in values.items() if value is not None}
 
 
-def _compact(item: dict[str, Any]) -> dict[str, Any]:
+def memory_path(memory_id: str) -> str:
+    return f"/memory/{quote(memory_id, safe='')}"
+
+
+def compact(item: dict[str, Any]) -> dict[str, Any]:
     memory = item["memory"]
     keys = ("content", "type", "tags", "importance", "timestamp", "session_id")
     return {"id": item["id"], "score": item["score"], **{k: memory.get(k) for k in keys}}
@@ -76,14 +72,9 @@ def _memory_tools(server: MCPServer, caller: CallerResolver) -> None:
         """Extracts durable facts from conversation turns and stores them (in the background).
 
         Returns a job id; `remember_status` tells when the facts are stored."""
-        with reported():
-            who = caller(ctx)
-            body = remember_routes.RememberRequest.model_validate(
-                _given(messages=[t.model_dump() for t in messages], session_id=session_id,
-                       role=role)
-            )  # fmt: skip
-            accepted = await remember_routes.remember(body, who.runtime, who.scope)
-            return accepted.model_dump(mode="json")
+        turns = [turn.model_dump() for turn in messages]
+        body = given(messages=turns, session_id=session_id, role=role)
+        return await caller(ctx).call("POST", "/remember", json=body)
 
     @server.tool(annotations=READ_ONLY)
     async def remember_status(
@@ -91,10 +82,7 @@ def _memory_tools(server: MCPServer, caller: CallerResolver) -> None:
     ) -> dict[str, Any]:
         """The state of a `remember` job (queued, running, done, dead) and, once done, what it
         stored."""
-        with reported():
-            who = caller(ctx)
-            job = await remember_routes.remember_job(who.runtime, who.scope, job_id)
-            return job.model_dump(mode="json")
+        return await caller(ctx).call("GET", f"/remember/jobs/{quote(job_id, safe=':')}")
 
     @server.tool(annotations=WRITES)
     async def store(
@@ -109,26 +97,14 @@ def _memory_tools(server: MCPServer, caller: CallerResolver) -> None:
         metadata: Annotated[dict[str, Any] | None, Field(description="Free JSON.")] = None,
     ) -> dict[str, Any]:
         """Stores one memory as given (no extraction). Prefer `remember` for conversations."""
-        with reported():
-            who = caller(ctx)
-            data = MemoryCreate.model_validate(
-                _given(content=content, type=type, tags=tags, importance=importance,
-                       pinned=pinned, metadata=metadata)
-            )  # fmt: skip
-            stored = await memories.store(
-                stores=who.runtime.stores, scope=who.scope, actor=who.principal.actor, data=data
-            )
-            return {"memory_id": stored.memory.id, "memory": public(stored.memory)}
+        body = given(content=content, type=type, tags=tags, importance=importance,
+                     pinned=pinned, metadata=metadata)  # fmt: skip
+        return await caller(ctx).call("POST", "/memory", json=body)
 
     @server.tool(annotations=READ_ONLY)
     async def get(ctx: Context, memory_id: MemoryId) -> dict[str, Any]:
         """One memory by id, with every field."""
-        with reported():
-            who = caller(ctx)
-            memory_id = await valid_memory_id(memory_id)
-            found = await memories.get(stores=who.runtime.stores, scope=who.scope,
-                                       memory_id=memory_id)  # fmt: skip
-            return public(found)
+        return (await caller(ctx).call("GET", memory_path(memory_id)))["memory"]
 
     @server.tool(annotations=WRITES)
     async def update(
@@ -145,30 +121,15 @@ def _memory_tools(server: MCPServer, caller: CallerResolver) -> None:
         ] = None,
     ) -> dict[str, Any]:
         """Changes a memory; only the fields given change, and its version goes up by one."""
-        with reported():
-            who = caller(ctx)
-            memory_id = await valid_memory_id(memory_id)
-            data = MemoryUpdate.model_validate(
-                _given(content=content, type=type, tags=tags, importance=importance,
-                       pinned=pinned, metadata=metadata, expected_version=expected_version)
-            )  # fmt: skip
-            changed = await memories.update(
-                stores=who.runtime.stores, scope=who.scope, actor=who.principal.actor,
-                memory_id=memory_id, data=data,
-            )  # fmt: skip
-            return public(changed)
+        body = given(content=content, type=type, tags=tags, importance=importance,
+                     pinned=pinned, metadata=metadata,
+                     expected_version=expected_version)  # fmt: skip
+        return (await caller(ctx).call("PATCH", memory_path(memory_id), json=body))["memory"]
 
     @server.tool(annotations=DESTRUCTIVE)
     async def delete(ctx: Context, memory_id: MemoryId) -> dict[str, Any]:
         """Deletes a memory from every read (its history is kept)."""
-        with reported():
-            who = caller(ctx)
-            memory_id = await valid_memory_id(memory_id)
-            deleted_at = await memories.delete(
-                stores=who.runtime.stores, scope=who.scope, actor=who.principal.actor,
-                memory_id=memory_id,
-            )  # fmt: skip
-            return {"memory_id": memory_id, "deleted_at": deleted_at}
+        return await caller(ctx).call("DELETE", memory_path(memory_id))
 
 
 def _recall_tools(server: MCPServer, caller: CallerResolver) -> None:
@@ -191,15 +152,12 @@ def _recall_tools(server: MCPServer, caller: CallerResolver) -> None:
         ] = False,
     ) -> dict[str, Any]:
         """Finds memories by meaning and keywords, best first."""
-        with reported():
-            who = caller(ctx)
-            body = _given(query=query, limit=limit, tags=tags, type=type, time_query=time_query,
-                          start=start, end=end, expand_relations=expand_relations)  # fmt: skip
-            answered = await recall_routes.recall_post(who.runtime, who.scope, body)
-            found = json.loads(answered.body)
-            results = [_compact(item) for item in found["results"]]
-            return {"query": query, "count": len(results), "results": results,
-                    "degraded": found.get("degraded", [])}  # fmt: skip
+        body = given(query=query, limit=limit, tags=tags, type=type, time_query=time_query,
+                     start=start, end=end, expand_relations=expand_relations)  # fmt: skip
+        found = await caller(ctx).call("POST", "/recall", json=body)
+        results = [compact(item) for item in found["results"]]
+        return {"query": query, "count": len(results), "results": results,
+                "degraded": found.get("degraded", [])}  # fmt: skip
 
     @server.tool(annotations=READ_ONLY)
     async def context(
@@ -211,20 +169,13 @@ def _recall_tools(server: MCPServer, caller: CallerResolver) -> None:
         include_core: Annotated[bool, Field(description="Core memories first.")] = True,
     ) -> dict[str, Any]:
         """A prompt-ready block of what is known: core memories, then what the query recalls."""
-        with reported():
-            who = caller(ctx)
-            body = core_router.ContextRequest(
-                query=query, max_tokens=max_tokens, include_core=include_core
-            )
-            block = await core_router.recall_context(who.runtime, who.scope, body)
-            return block.model_dump(mode="json")
+        body = {"query": query, "max_tokens": max_tokens, "include_core": include_core}
+        return await caller(ctx).call("POST", "/recall/context", json=body)
 
     @server.tool(annotations=READ_ONLY)
     async def core(ctx: Context) -> dict[str, Any]:
         """Core memories: the pinned ones by section, the most important, the recent."""
-        with reported():
-            who = caller(ctx)
-            return (await core_router.core(who.runtime, who.scope)).model_dump(mode="json")
+        return await caller(ctx).call("GET", "/core")
 
 
 def _graph_tools(server: MCPServer, caller: CallerResolver) -> None:
@@ -239,18 +190,9 @@ def _graph_tools(server: MCPServer, caller: CallerResolver) -> None:
         strength: Annotated[float, Field(description="0–1.", ge=0, le=1)] = 0.5,
     ) -> dict[str, Any]:
         """Links two memories with a typed relationship."""
-        with reported():
-            who = caller(ctx)
-            item = relations.parse_association(
-                {"memory1_id": memory1_id, "memory2_id": memory2_id, "type": type,
-                 "strength": strength}
-            )  # fmt: skip
-            linked = await relations.associate(
-                who.runtime.stores.graph, who.scope, [item], actor=who.principal.actor
-            )
-            if not linked:
-                raise NotFound("One or both memories do not exist")
-            return {"relation_type": item.type, "strength": item.strength, **item.props}
+        body = {"memory1_id": memory1_id, "memory2_id": memory2_id, "type": type,
+                "strength": strength}  # fmt: skip
+        return await caller(ctx).call("POST", "/associate", json=body)
 
     @server.tool(annotations=READ_ONLY)
     async def related(
@@ -263,13 +205,11 @@ def _graph_tools(server: MCPServer, caller: CallerResolver) -> None:
         limit: Annotated[int, Field(description="Results.", ge=1, le=200)] = 5,
     ) -> dict[str, Any]:
         """Memories linked to this one."""
-        with reported():
-            who = caller(ctx)
-            types = ",".join(relationship_types) if relationship_types else None
-            memory_id = await valid_memory_id(memory_id)
-            return await relation_routes.related(
-                memory_id, who.runtime.stores, who.scope, types, max_depth, limit
-            )
+        params: dict[str, Any] = {"max_depth": max_depth, "limit": limit}
+        if relationship_types:
+            params["relationship_types"] = ",".join(relationship_types)
+        path = f"/memories/{quote(memory_id, safe='')}/related"
+        return await caller(ctx).call("GET", path, params=params)
 
     @server.tool(annotations=READ_ONLY)
     async def entities(
@@ -281,22 +221,12 @@ def _graph_tools(server: MCPServer, caller: CallerResolver) -> None:
         limit: Annotated[int, Field(description="At most this many.", ge=1, le=500)] = 50,
     ) -> dict[str, Any]:
         """People, places, tools… that your memories mention, most referenced first."""
-        with reported():
-            who = caller(ctx)
-            found = await entities_routes.list_entities(
-                who.runtime.stores, who.scope, category, limit
-            )
-            return found.model_dump(mode="json")
-
-
-def section_slug(name: str) -> str:
-    """'Agent Identity' -> 'agent-identity' (a URI segment)."""
-    return name.lower().replace(" ", "-")
+        params = given(category=category, limit=limit)
+        return await caller(ctx).call("GET", "/entities", params=params)
 
 
 def _resources(server: MCPServer, caller: CallerResolver) -> None:
-    slugs = {section_slug(name): name for name in SECTIONS}
-    sections = ", ".join(slugs)
+    sections = ", ".join(SECTIONS)
 
     @server.resource(
         "engram://core/{section}",
@@ -304,23 +234,17 @@ def _resources(server: MCPServer, caller: CallerResolver) -> None:
         description=f"Core memories: 'all', or one section ({sections}).",
     )
     async def core_memories(section: str, ctx: Context) -> str:
-        with reported(ResourceError):
-            if section != "all" and section not in slugs:
-                raise NotFound(f"No core section {section!r}: use 'all' or one of {sections}")
-            who = caller(ctx)
-            found = await core_router.core(who.runtime, who.scope)
-            if section == "all":
-                return found.model_dump_json()
-            return json.dumps(found.sections[slugs[section]])
+        if section != "all" and section not in SECTIONS:
+            raise ResourceError(f"not_found: no core section {section!r}; use 'all' or {sections}")
+        found = await caller(ctx).call("GET", "/core", kind=ResourceError)
+        if section == "all":
+            return json.dumps(found)
+        by_slug = {name.lower().replace(" ", "-"): part for name, part in found["sections"].items()}
+        return json.dumps(by_slug.get(section, []))
 
     @server.resource(
         "engram://memory/{memory_id}", mime_type="application/json", description="One memory."
     )
     async def memory(memory_id: str, ctx: Context) -> str:
-        with reported(ResourceError):
-            who = caller(ctx)
-            memory_id = await valid_memory_id(memory_id)
-            found = await memories.get(
-                stores=who.runtime.stores, scope=who.scope, memory_id=memory_id
-            )
-            return json.dumps(public(found))
+        found = await caller(ctx).call("GET", memory_path(memory_id), kind=ResourceError)
+        return json.dumps(found["memory"])

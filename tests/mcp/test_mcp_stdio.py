@@ -43,7 +43,9 @@ async def test_stdio_serves_the_tools_as_the_key_s_user(falkordb_url: str, tmp_p
         await session.initialize()
         assert "recall" in {tool.name for tool in (await session.list_tools()).tools}
         stored = await session.call_tool("store", {"content": "The desktop agent likes YAML"})
-        memory = json.loads(stored.content[0].text)["memory"]
+        memory_id = json.loads(stored.content[0].text)["memory_id"]
+        got = await session.call_tool("get", {"memory_id": memory_id})
+        memory = json.loads(got.content[0].text)
         assert (memory["user_id"], memory["agent_id"]) == ("alice", "desktop")
         found = await session.call_tool("recall", {"query": "YAML"})
         assert memory["id"] in found.content[0].text
@@ -62,4 +64,4 @@ def test_a_key_that_is_not_valid_stops_the_process_with_a_reason(falkordb_url: s
         text=True, stdin=subprocess.DEVNULL, timeout=120,
     )  # fmt: skip
     assert done.returncode == 2
-    assert "ENGRAM_API_KEY is not a valid API key" in done.stderr
+    assert "ENGRAM_API_KEY / ENGRAM_AGENT_ID: Invalid API key" in done.stderr
