@@ -13,26 +13,26 @@ from app.classify import ClassificationStats
 from app.config import Settings
 from app.embeddings import Embedder, create_embedder
 from app.enrichment.tasks import EnrichmentConfig
-from app.jobs.queue import JobQueue, JobRunner
-from app.jobs.registry import job_kinds
-from app.jobs.schedule import enqueue_backlog, run_every
+from app.jobs.kinds import RAW_RETENTION, SYNC
+from app.jobs.queue import JobQueue
+from app.jobs.runner import JobRunner
 from app.lifecycle.decay import LifecycleConfig, lifecycle_config
 from app.lifecycle.tasks import LifecycleScheduler, schedules
 from app.llm import LLMClient, create_llm_client
 from app.nlp import shutdown_pool
 from app.ops.drift import DriftMonitor
 from app.ops.embedding_model import adopt_embedding_model
-from app.ops.tasks import SYNC
 from app.recall.access import AccessRecorder
 from app.recall.rank import Weights
 from app.recall.service import RecallConfig
 from app.remember.pipeline import RememberConfig
-from app.remember.tasks import RAW_RETENTION
 from app.storage import Stores
 from app.storage.falkordb_server import EmbeddedFalkorDB
 from app.storage.graph import GraphStore
 from app.storage.schema import migrate
 from app.storage.vectors import create_vector_index
+from app.wiring.jobs import job_kinds
+from app.wiring.schedule import enqueue_backlog, run_every
 
 log = logging.getLogger(__name__)
 

@@ -7,8 +7,8 @@ from pydantic import BaseModel, Field, field_validator
 
 from app.deps import AdminDep, RuntimeDep, ScopeDep, StoresDep
 from app.enrichment.entities import ENTITY_CATEGORIES
-from app.enrichment.queueing import enqueue_enrichment, enrichment_enabled
 from app.errors import BadRequest, NotFound, ServiceUnavailable
+from app.jobs.kinds import enqueue_enrichment, enrichment_enabled
 from app.storage import enrichment as store
 
 router = APIRouter(tags=["entities"])

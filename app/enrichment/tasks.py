@@ -15,9 +15,10 @@ from typing import Any
 
 from app.classify import Classification, ClassificationStats, classify_with_llm
 from app.enrichment.entities import Entity, extract_many
-from app.enrichment.queueing import enqueue_enrichment
 from app.enrichment.summary import summarize
-from app.jobs.queue import JobContext, JobQueue
+from app.jobs.kinds import enqueue_enrichment
+from app.jobs.queue import JobQueue
+from app.jobs.spec import JobContext
 from app.llm import LLMClient
 from app.memories.mirror import vector_payload
 from app.memories.service import VECTOR_COMPONENT, tag_prefixes

@@ -1,1 +1,4 @@
-"""Durable background jobs (embed, enrich, classify, link, sync, ...) in the FalkorDB Redis."""
+"""Durable background jobs in the FalkorDB Redis: the queue, its worker slots and the kind names.
+
+Nothing here imports a domain; which handler runs each kind is wired in `app.wiring`.
+"""

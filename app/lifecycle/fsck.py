@@ -34,10 +34,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from app.jobs.queue import batches
+from app.jobs.kinds import batches, enqueue_embedding
 from app.lifecycle.decay import mirror_payloads
 from app.lifecycle.fsck_llm import confirm
-from app.memories.tasks import enqueue_embedding
 from app.models import to_iso
 from app.scope import Scope
 from app.storage import Stores

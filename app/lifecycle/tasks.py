@@ -16,14 +16,15 @@ from datetime import UTC, datetime
 from typing import Any
 
 from app.config import Settings
-from app.jobs.queue import Enqueued, JobContext, JobQueue
+from app.jobs.kinds import LIFECYCLE
+from app.jobs.queue import JobQueue
+from app.jobs.spec import Enqueued, JobContext
 from app.lifecycle.fsck import run_fsck
 from app.lifecycle.runs import MODES, record, run_lock, run_mode
 from app.models import to_iso, utc_now
 
 log = logging.getLogger(__name__)
 
-LIFECYCLE = "lifecycle"
 TASKS = ("decay", "cluster", "forget", "fsck")
 LOCK_WAIT_S = 3600.0
 FSCK_LISTED = 20  # findings kept in a scheduled fsck's run record

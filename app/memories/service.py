@@ -14,16 +14,14 @@ from typing import Any
 
 from app.auth import memory_agent
 from app.classify import Classification, classify_by_patterns
-from app.enrichment.queueing import enqueue_enrichment, enrichment_enabled
 from app.errors import BadRequest, Conflict, MemoryNotFound
-from app.jobs.queue import batches
+from app.jobs.kinds import batches, enqueue_embedding, enqueue_enrichment, enrichment_enabled
 from app.lifecycle.archive import archive_changes
 from app.lifecycle.ttl import TtlTable, default_ttl
 from app.memories import sequence
 from app.memories.derive import content_hash, tag_prefixes
 from app.memories.mirror import vector_payload, vector_point
 from app.memories.schemas import MemoryCreate, MemoryUpdate
-from app.memories.tasks import enqueue_embedding
 from app.models import Memory, MemoryType, Status, to_iso, utc_now
 from app.scope import Scope, agent_lineage
 from app.storage import Stores

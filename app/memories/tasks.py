@@ -10,15 +10,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.embeddings import Embedder, EmbeddingError
-from app.enrichment.queueing import enqueue_enrichment
-from app.jobs.queue import JobContext, JobQueue, batch_key
+from app.jobs.kinds import enqueue_embedding, enqueue_enrichment
+from app.jobs.queue import JobQueue
+from app.jobs.spec import JobContext
 from app.memories.mirror import embedding_text, vector_point
 from app.models import Memory, Status
 from app.storage import Stores
 
 log = logging.getLogger(__name__)
-
-EMBED = "embed"
 
 
 @dataclass
@@ -29,13 +28,6 @@ class EmbedDeps:
     embedder: Embedder
     jobs: JobQueue
     embed_with_date: bool = True
-
-
-async def enqueue_embedding(jobs: JobQueue, user_id: str, memory_ids: Sequence[str]) -> str:
-    """Queues one embed job for these memories of one user; returns its job id."""
-    ids = list(memory_ids)
-    enqueued = await jobs.enqueue(EMBED, [user_id, batch_key(ids)], {"memory_ids": ids})
-    return enqueued.job_id
 
 
 async def embed_memories(

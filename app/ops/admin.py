@@ -8,9 +8,9 @@ from pydantic import BaseModel, Field
 
 from app.auth import resolve_scope
 from app.deps import AdminDep, AgentHeader, PrincipalDep, RuntimeDep
-from app.enrichment.queueing import enrichment_enabled
 from app.errors import NotFound
-from app.ops.tasks import REEMBED, SYNC, read_progress
+from app.jobs.kinds import REEMBED, SYNC, enrichment_enabled
+from app.ops.tasks import read_progress
 from app.storage import enrichment
 
 router = APIRouter(tags=["operations"])

@@ -24,12 +24,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from app.errors import BadRequest
-from app.jobs.queue import batches
+from app.jobs.kinds import batches, enqueue_embedding
 from app.memories.derive import content_hash
 from app.memories.mirror import vector_point
 from app.memories.schemas import MemoryCreate
 from app.memories.service import build_memory
-from app.memories.tasks import EmbedDeps, enqueue_embedding
+from app.memories.tasks import EmbedDeps
 from app.models import Memory, Status, to_iso, utc_now
 from app.scope import Scope
 from app.storage import portable

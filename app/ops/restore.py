@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from app.errors import BadRequest, Conflict
-from app.jobs.queue import batches
+from app.jobs.kinds import batches, enqueue_embedding
 from app.memories.mirror import vector_point
-from app.memories.tasks import EmbedDeps, enqueue_embedding
+from app.memories.tasks import EmbedDeps
 from app.models import Memory, Status
 from app.ops import archive
 from app.ops.write_gate import WriteGate

@@ -9,8 +9,9 @@ queued for embedding; orphans are deleted; stale payloads are rewritten from the
 import logging
 from dataclasses import asdict, dataclass, field
 
+from app.jobs.kinds import enqueue_embedding
 from app.memories.mirror import vector_payload, vector_point
-from app.memories.tasks import EmbedDeps, enqueue_embedding
+from app.memories.tasks import EmbedDeps
 from app.models import Memory, Status
 
 log = logging.getLogger(__name__)

@@ -4,14 +4,13 @@ import json
 import logging
 from typing import Any
 
-from app.jobs.queue import JobContext, JobQueue
+from app.jobs.queue import JobQueue
+from app.jobs.spec import JobContext
 from app.memories.tasks import EmbedDeps, embed_memories
 from app.ops.sync import sync
 
 log = logging.getLogger(__name__)
 
-SYNC = "sync"
-REEMBED = "reembed"
 REEMBED_PAGE = 64
 
 

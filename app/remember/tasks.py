@@ -12,7 +12,9 @@ from collections import defaultdict
 from datetime import datetime, timedelta
 from typing import Any
 
-from app.jobs.queue import JobContext, JobQueue
+from app.jobs.kinds import CONSOLIDATE, REMEMBER
+from app.jobs.queue import JobQueue
+from app.jobs.spec import JobContext
 from app.memories.service import unmirror
 from app.models import to_iso, utc_now
 from app.remember.consolidation import consolidate
@@ -21,9 +23,6 @@ from app.remember.pipeline import Conversation, RememberDeps, remember
 from app.scope import Scope
 from app.storage import sessions
 
-REMEMBER = "remember"
-CONSOLIDATE = "consolidate"
-RAW_RETENTION = "raw_retention"
 RETENTION_PAGE = 200
 
 

@@ -3,8 +3,8 @@
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from app.ops.health import HealthBoard
 from app.storage.graph import GraphStore
+from app.storage.health import HealthBoard
 from app.storage.vectors import VectorIndex
 
 if TYPE_CHECKING:

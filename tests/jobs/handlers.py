@@ -9,7 +9,8 @@ import asyncio
 import os
 import time
 
-from app.jobs.queue import JobContext, JobKind, LeaseLost, RetryPolicy
+from app.jobs.lease import LeaseLost
+from app.jobs.spec import JobContext, JobKind, RetryPolicy
 
 # check-and-apply in one step, as a real handler must (a kill between two calls would count
 # the effect as done but not apply it, or apply it twice)

@@ -4,12 +4,12 @@ from pathlib import Path
 
 import pytest
 
-from app.jobs import schedule
-from app.jobs.schedule import enqueue_backlog
 from app.memories.schemas import MemoryCreate
 from app.memories.service import build_memory
 from app.models import utc_now
 from app.scope import Scope
+from app.wiring import schedule
+from app.wiring.schedule import enqueue_backlog
 from tests.conftest import running_client, test_settings
 
 

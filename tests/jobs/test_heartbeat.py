@@ -8,7 +8,7 @@ import asyncio
 import contextlib
 from types import SimpleNamespace
 
-from app.jobs.queue import JobKind, _heartbeat
+from app.jobs.lease import heartbeat
 
 
 class SwallowingJob:
@@ -27,8 +27,7 @@ class SwallowingJob:
 
 async def test_heartbeat_stops_when_the_attempt_is_done_despite_a_swallowed_cancel():
     job, lease, done = SwallowingJob(), SimpleNamespace(held=False), asyncio.Event()
-    spec = JobKind(handler=lambda ctx: None, heartbeat_s=0.03)
-    task = asyncio.create_task(_heartbeat(job, lease, None, spec, done))
+    task = asyncio.create_task(heartbeat(job, lease, None, 0.03, done))
     await asyncio.sleep(0.2)  # inside update()
     task.cancel()
     await asyncio.sleep(0.1)

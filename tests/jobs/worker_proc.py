@@ -12,7 +12,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from app.jobs.queue import JobQueue, JobRunner, serve  # noqa: E402
+from app.jobs.queue import JobQueue  # noqa: E402
+from app.jobs.runner import JobRunner  # noqa: E402
 from tests.jobs.handlers import make_kinds  # noqa: E402
 
 
@@ -30,7 +31,12 @@ async def main(url: str, namespace: str, concurrency: int, kinds: list[str]) -> 
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    await serve(runner, stop)
+    await runner.start()
+    try:
+        await stop.wait()
+    finally:
+        await runner.stop()
+        await jobs.close()
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import httpx
 import pytest
 
-from app.jobs.queue import JobRunner
+from app.jobs.runner import JobRunner
 from app.lifecycle.tasks import LIFECYCLE, LifecycleScheduler, Schedule, describe
 from app.storage import lifecycle as store
 from tests.conftest import ADMIN_KEY, ALICE_KEY, auth

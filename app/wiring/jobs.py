@@ -1,20 +1,25 @@
-"""The job kinds Engram runs: one explicit dict from kind to handler and policy."""
+"""The job kinds Engram runs: one explicit dict from kind to handler and policy.
+
+Part of the composition root: it names every domain's handlers, so no domain imports it.
+"""
 
 from app.config import Settings
-from app.enrichment.queueing import ENRICH
 from app.enrichment.tasks import enrich_job
-from app.jobs.queue import JobKind, RetryPolicy
-from app.lifecycle.tasks import LIFECYCLE, lifecycle_job
-from app.memories.tasks import EMBED, embed_job
-from app.ops.tasks import REEMBED, SYNC, reembed_job, sync_job
-from app.remember.tasks import (
+from app.jobs.kinds import (
     CONSOLIDATE,
+    EMBED,
+    ENRICH,
+    LIFECYCLE,
     RAW_RETENTION,
+    REEMBED,
     REMEMBER,
-    consolidate_job,
-    raw_retention_job,
-    remember_job,
+    SYNC,
 )
+from app.jobs.spec import JobKind, RetryPolicy
+from app.lifecycle.tasks import lifecycle_job
+from app.memories.tasks import embed_job
+from app.ops.tasks import reembed_job, sync_job
+from app.remember.tasks import consolidate_job, raw_retention_job, remember_job
 
 HOUR = 3600
 

@@ -6,8 +6,7 @@ from collections import defaultdict
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from app.enrichment.queueing import enqueue_enrichment, enrichment_enabled
-from app.memories.tasks import enqueue_embedding
+from app.jobs.kinds import enqueue_embedding, enqueue_enrichment, enrichment_enabled
 from app.storage import enrichment
 
 log = logging.getLogger(__name__)
