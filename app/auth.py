@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.errors import BadRequest, Forbidden
-from app.memories.fields import AGENT_ID
-from app.scope import SUBAGENT_SEPARATOR, Scope
+from app.scope import AGENT_ID, SUBAGENT_SEPARATOR, Scope
 
 log = logging.getLogger(__name__)
 

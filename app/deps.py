@@ -1,22 +1,37 @@
-"""Request dependencies: the stores, the authenticated caller and their scope."""
+"""Request dependencies: the stores and services a route needs, the caller and their scope.
 
-from typing import Annotated
+Each service comes on its own (`StoresDep`, `JobsDep`, ...), read from the running Runtime that
+`app.main` keeps in `app.state.runtime`; this module never imports the composition root.
+"""
+
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any
 
 from fastapi import Depends, Header, Request
 
 from app.auth import KeyRing, Principal, resolve_scope
+from app.classify import ClassificationStats
+from app.config import Settings
+from app.embeddings import Embedder
 from app.errors import Forbidden, Unauthorized
-from app.runtime import Runtime
+from app.jobs.queue import JobQueue
+from app.llm import LLMClient
 from app.scope import Scope
 from app.storage import Stores
 
 
+def runtime_part(name: str) -> Callable[[Request], Awaitable[Any]]:
+    """A dependency giving one attribute of the running Runtime (a store, a service)."""
+
+    async def part(request: Request) -> Any:
+        return getattr(request.app.state.runtime, name)
+
+    return part
+
+
 async def get_stores(request: Request) -> Stores:
-    return request.app.state.stores
-
-
-async def get_runtime(request: Request) -> Runtime:
-    return request.app.state.runtime
+    stores: Stores = request.app.state.stores
+    return stores
 
 
 def _presented_key(request: Request) -> str | None:
@@ -67,7 +82,15 @@ async def get_scope(
 
 
 StoresDep = Annotated[Stores, Depends(get_stores)]
-RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
+JobsDep = Annotated[JobQueue, Depends(runtime_part("jobs"))]
+EmbedderDep = Annotated[Embedder, Depends(runtime_part("embedder"))]
+SettingsDep = Annotated[Settings, Depends(runtime_part("settings"))]
+LLMDep = Annotated[LLMClient | None, Depends(runtime_part("llm"))]
+ClassificationStatsDep = Annotated[
+    ClassificationStats, Depends(runtime_part("classification_stats"))
+]
+WorkerSlotsDep = Annotated[int, Depends(runtime_part("worker_slots"))]
+SchedulerRunningDep = Annotated[bool, Depends(runtime_part("scheduler_running"))]
 PrincipalDep = Annotated[Principal, Depends(require_principal)]
 OptionalPrincipalDep = Annotated[Principal | None, Depends(optional_principal)]
 AdminDep = Annotated[Principal, Depends(require_admin)]

@@ -55,6 +55,11 @@ class Runtime:
     drift: DriftMonitor | None = None
 
     @property
+    def worker_slots(self) -> int:
+        """Job slots per kind running in this process (0: it runs no workers)."""
+        return self.runner.concurrency if self.runner else 0
+
+    @property
     def embed_with_date(self) -> bool:
         return self.settings.embedding_include_date
 

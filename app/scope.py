@@ -1,8 +1,11 @@
 """Who is asking: the tenancy boundary every storage call carries."""
 
+import re
 from dataclasses import dataclass
 
 SUBAGENT_SEPARATOR = ":"
+# An agent id: up to 8 levels of sub-agents, each 1-64 characters of a safe set.
+AGENT_ID = re.compile(r"^[A-Za-z0-9_.@-]{1,64}(:[A-Za-z0-9_.@-]{1,64}){0,7}$")
 
 
 @dataclass(frozen=True, slots=True)

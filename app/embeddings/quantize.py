@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 
 from app.embeddings.base import EmbedderUnavailable
-from app.embeddings.files import verify
+from app.embeddings.files import ONNX_FILE, locate, verify
 
 QUANTIZED_SHA256 = "ada7c38db79c877fe2517c21810b15f607da54933c0eb40fc8370a3927778922"
 QUANTIZED_NAME = f"all-MiniLM-L6-v2-int8-fused-{QUANTIZED_SHA256[:12]}.onnx"
@@ -104,7 +104,4 @@ def _quantize(source: Path, target: Path) -> None:
 
 def main() -> None:
     """Builds the model into its cache directory (if not there) and prints its path."""
-    from app.embeddings.files import locate
-    from app.embeddings.local import ONNX_FILE
-
     sys.stdout.write(f"{quantized_model(verify(locate(ONNX_FILE), ONNX_FILE.sha256))}\n")

@@ -1,14 +1,15 @@
 """Entities (scoped reads) and forced re-enrichment (admin)."""
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Body, Path, Query
 from pydantic import BaseModel, Field, field_validator
 
-from app.deps import AdminDep, RuntimeDep, ScopeDep, StoresDep
+from app.deps import AdminDep, JobsDep, ScopeDep, StoresDep
 from app.enrichment.entities import ENTITY_CATEGORIES
 from app.errors import BadRequest, NotFound, ServiceUnavailable
 from app.jobs.kinds import enqueue_enrichment, enrichment_enabled
+from app.jobs.queue import JobQueue
 from app.storage import enrichment as store
 
 router = APIRouter(tags=["entities"])
@@ -96,30 +97,31 @@ async def get_entity(
 
 @router.post("/enrichment/reprocess", status_code=202, response_model=ReprocessResponse)
 async def reprocess(
-    runtime: RuntimeDep,
+    stores: StoresDep,
+    jobs: JobsDep,
     _: AdminDep,
     body: Annotated[ReprocessRequest, Body()] = ReprocessRequest(),
     ids: Annotated[str | None, Query(description="Comma-separated memory ids.")] = None,
 ) -> ReprocessResponse:
     """Queues forced enrichment jobs (entities, summary, links, re-classification)."""
-    if not enrichment_enabled(runtime.jobs):
+    if not enrichment_enabled(jobs):
         raise ServiceUnavailable("Enrichment is disabled (ENRICHMENT_ENABLED=false)")
     wanted = body.ids or ReprocessRequest(ids=ids).ids
     if not wanted and body.user_id is None and body.enrichment_status is None:
         raise BadRequest("No memory ids provided for reprocessing (give ids, or filters)")
     owners = await store.owners(
-        runtime.stores.graph, ids=wanted, user_id=body.user_id,
+        stores.graph, ids=wanted, user_id=body.user_id,
         status=body.enrichment_status, limit=body.limit,
     )  # fmt: skip
-    job_ids = await _queue_forced(runtime, owners)
+    job_ids = await _queue_forced(jobs, owners)
     found = sorted(memory_id for _, memory_id in owners)
     missing = sorted(set(wanted or []) - set(found))
     return ReprocessResponse(count=len(found), ids=found, missing=missing, job_ids=job_ids)
 
 
-async def _queue_forced(runtime: Any, owners: list[tuple[str, str]]) -> list[str]:
+async def _queue_forced(jobs: JobQueue, owners: list[tuple[str, str]]) -> list[str]:
     job_ids = []
     for user_id in sorted({owner for owner, _ in owners}):
         ids = sorted(memory_id for owner, memory_id in owners if owner == user_id)
-        job_ids += await enqueue_enrichment(runtime.jobs, user_id, ids, force=True)
+        job_ids += await enqueue_enrichment(jobs, user_id, ids, force=True)
     return job_ids

@@ -1,13 +1,23 @@
 """AutoMem's consolidation endpoints (admin key): start a run, read the schedules and history."""
 
 from datetime import UTC, datetime
+from types import SimpleNamespace
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body
 from pydantic import BaseModel, Field, field_validator
 
 from app.auth import resolve_scope
-from app.deps import AdminDep, AgentHeader, PrincipalDep, RuntimeDep
+from app.deps import (
+    AdminDep,
+    AgentHeader,
+    JobsDep,
+    LLMDep,
+    PrincipalDep,
+    SchedulerRunningDep,
+    SettingsDep,
+    StoresDep,
+)
 from app.errors import Forbidden
 from app.lifecycle.fsck import run_fsck
 from app.lifecycle.runs import MODES
@@ -58,33 +68,38 @@ class ConsolidationStatus(BaseModel):
 
 @router.post("/consolidate", status_code=202, response_model=ConsolidateAccepted)
 async def consolidate(
-    runtime: RuntimeDep,
+    jobs: JobsDep,
     _: AdminDep,
     body: Annotated[ConsolidateRequest, Body()] = ConsolidateRequest(),
 ) -> ConsolidateAccepted:
     """Starts a consolidation run as a job (never inline: a store of any size answers at once).
     The job's result is AutoMem's `consolidation` object; the run is also kept in the history."""
-    queued = await enqueue_run(runtime.jobs, body.mode, dry_run=body.dry_run, user_id=body.user_id)
+    queued = await enqueue_run(jobs, body.mode, dry_run=body.dry_run, user_id=body.user_id)
     return ConsolidateAccepted(
         job_id=queued.job_id, mode=body.mode, dry_run=body.dry_run, user_id=body.user_id
     )
 
 
 @router.get("/consolidate/status", response_model=ConsolidationStatus)
-async def consolidation_status(runtime: RuntimeDep, _: AdminDep) -> ConsolidationStatus:
+async def consolidation_status(
+    jobs: JobsDep,
+    stores: StoresDep,
+    settings: SettingsDep,
+    scheduler_running: SchedulerRunningDep,
+    _: AdminDep,
+) -> ConsolidationStatus:
     """The next scheduled runs and the latest runs."""
-    settings = runtime.settings
     plan = schedules(settings)
-    details = await LifecycleScheduler(runtime.jobs, plan).next_runs(plan)
+    details = await LifecycleScheduler(jobs, plan).next_runs(plan)
     now = datetime.now(UTC)
     next_runs = dict.fromkeys(AUTOMEM_TASKS, "Disabled")
     next_runs.update({task: describe(d["next_run_at"], now) for task, d in details.items()})
-    history = await store.run_history(runtime.stores.graph, settings.consolidation_history_limit)
+    history = await store.run_history(stores.graph, settings.consolidation_history_limit)
     return ConsolidationStatus(
         next_runs=next_runs,
         schedules=details,
         history=history,
-        thread_alive=runtime.scheduler_running,
+        thread_alive=scheduler_running,
         tick_seconds=settings.consolidation_tick_s,
     )
 
@@ -118,7 +133,9 @@ class FsckReport(BaseModel):
 
 @router.post("/admin/fsck", response_model=FsckReport)
 async def fsck(
-    runtime: RuntimeDep,
+    stores: StoresDep,
+    settings: SettingsDep,
+    llm: LLMDep,
     principal: PrincipalDep,
     body: Annotated[FsckRequest, Body()] = FsckRequest(),
     x_agent_id: AgentHeader = None,
@@ -133,8 +150,9 @@ async def fsck(
         if body.user_id not in (None, scope.user_id):
             raise Forbidden("A user's fsck checks only that user's memories")
     report = await run_fsck(
-        runtime, scope=scope, user_id=None if scope else body.user_id, apply=body.apply,
-        limit=runtime.settings.fsck_max_memories, now=utc_now(),
-        llm_calls=runtime.settings.fsck_max_llm_calls if body.llm else 0,
+        SimpleNamespace(stores=stores, llm=llm), scope=scope,
+        user_id=None if scope else body.user_id, apply=body.apply,
+        limit=settings.fsck_max_memories, now=utc_now(),
+        llm_calls=settings.fsck_max_llm_calls if body.llm else 0,
     )  # fmt: skip
     return FsckReport(**report)

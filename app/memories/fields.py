@@ -12,6 +12,7 @@ from typing import Annotated, Any
 from pydantic import BeforeValidator, Field, WithJsonSchema
 
 from app.models import IMPORTANCE_LEVELS, TYPE_ALIASES, MemoryType
+from app.scope import AGENT_ID
 from app.validation import MAX_METADATA_BYTES, check_free_json, check_text
 
 MAX_CONTENT_CHARS = 2000
@@ -23,7 +24,6 @@ MAX_LABEL_STRING_CHARS = 500
 MAX_LABEL_LIST_ITEMS = 50
 MAX_CATEGORIES = 50
 MAX_CATEGORY_CHARS = 128
-AGENT_ID = re.compile(r"^[A-Za-z0-9_.@-]{1,64}(:[A-Za-z0-9_.@-]{1,64}){0,7}$")
 
 
 def _number(value: Any, what: str) -> float:

@@ -6,10 +6,11 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 
-from app.deps import PrincipalDep, RuntimeDep, ScopeDep, StoresDep
+from app.deps import PrincipalDep, ScopeDep, StoresDep
 from app.http_idempotency import IdempotencyKey, Reply, respond_once
 from app.memories import service
-from app.memories.dependencies import MemoryIdDep, TagsDep
+from app.memories.dependencies import MemoryIdDep, TagsDep, TtlDefaultsDep
+from app.memories.erase import erase_memory
 from app.memories.schemas import (
     BatchCreate,
     BatchResponse,
@@ -18,36 +19,26 @@ from app.memories.schemas import (
     DeleteResponse,
     HistoryResponse,
     MemoryCreate,
-    MemoryOut,
     MemoryResponse,
     MemoryUpdate,
     StoreResponse,
     UpdateResponse,
+    out,
+    public,
 )
-from app.models import Memory, to_iso, utc_now
-from app.ops.erase import erase_memory
+from app.models import to_iso, utc_now
 from app.storage import Stores
 from app.storage.idempotency import Claim
 
 router = APIRouter(tags=["memories"])
 
-
-INTERNAL_FIELDS = {"agent_lineage", "content_hash"}
 MAX_OFFSET = 100_000  # deeper pages: narrow the tags instead
-
-
-def public(memory: Memory) -> dict:
-    """The client-facing fields of a memory (MemoryOut's shape), as JSON-ready values."""
-    return memory.model_dump(mode="json", exclude=INTERNAL_FIELDS)
-
-
-def out(memory: Memory) -> MemoryOut:
-    return MemoryOut.model_validate(public(memory))
 
 
 @router.post("/memory", status_code=201, response_model=StoreResponse)
 async def store_memory(
-    request: Request, body: MemoryCreate, runtime: RuntimeDep, scope: ScopeDep,
+    request: Request, body: MemoryCreate, stores: StoresDep, ttl_defaults: TtlDefaultsDep,
+    scope: ScopeDep,
     principal: PrincipalDep, idempotency_key: IdempotencyKey = None,
 ) -> JSONResponse:  # fmt: skip
     """Stores a memory. The graph write is acknowledged; the embedding is made asynchronously."""
@@ -55,17 +46,15 @@ async def store_memory(
 
     async def write(claim: Claim | None, resume: list[str] | None = None) -> Reply:
         stored = await service.store(
-            stores=runtime.stores, scope=scope, actor=principal.actor, data=body,
-            ttl_defaults=runtime.lifecycle.ttl_days, claim=claim, resume=resume,
+            stores=stores, scope=scope, actor=principal.actor, data=body,
+            ttl_defaults=ttl_defaults, claim=claim, resume=resume,
         )  # fmt: skip
-        return 201, _store_response(stored, runtime.stores, started).model_dump(mode="json")
+        return 201, _store_response(stored, stores, started).model_dump(mode="json")
 
     async def again(refs: list[str]) -> Reply:
         return await write(None, refs)
 
-    return await respond_once(
-        request, runtime.stores.graph, scope.user_id, idempotency_key, write, again
-    )
+    return await respond_once(request, stores.graph, scope.user_id, idempotency_key, write, again)
 
 
 def _store_response(stored: service.Stored, stores: Stores, started: float) -> StoreResponse:
@@ -91,7 +80,8 @@ def _store_response(stored: service.Stored, stores: Stores, started: float) -> S
 
 @router.post("/memory/batch", status_code=201, response_model=BatchResponse)
 async def store_batch(
-    request: Request, body: BatchCreate, runtime: RuntimeDep, scope: ScopeDep,
+    request: Request, body: BatchCreate, stores: StoresDep, ttl_defaults: TtlDefaultsDep,
+    scope: ScopeDep,
     principal: PrincipalDep, idempotency_key: IdempotencyKey = None,
 ) -> JSONResponse:  # fmt: skip
     """Stores up to 500 memories: all are validated first; one bad item stores nothing."""
@@ -99,8 +89,8 @@ async def store_batch(
 
     async def write(claim: Claim | None, resume: list[str] | None = None) -> Reply:
         result = await service.store_batch(
-            stores=runtime.stores, scope=scope, actor=principal.actor, items=body.memories,
-            ttl_defaults=runtime.lifecycle.ttl_days, claim=claim, resume=resume,
+            stores=stores, scope=scope, actor=principal.actor, items=body.memories,
+            ttl_defaults=ttl_defaults, claim=claim, resume=resume,
         )  # fmt: skip
         qdrant = f"stored ({result.mirrored})" + (
             f", failed ({result.failed})" if result.failed else ""
@@ -109,7 +99,7 @@ async def store_batch(
             stored=len(result.ids),
             memory_ids=result.ids,
             qdrant=qdrant,
-            enrichment=service.enrichment_state(runtime.stores),
+            enrichment=service.enrichment_state(stores),
             query_time_ms=service.elapsed_ms(started),
         )
         return 201, response.model_dump(mode="json")
@@ -117,9 +107,7 @@ async def store_batch(
     async def again(refs: list[str]) -> Reply:
         return await write(None, refs)
 
-    return await respond_once(
-        request, runtime.stores.graph, scope.user_id, idempotency_key, write, again
-    )
+    return await respond_once(request, stores.graph, scope.user_id, idempotency_key, write, again)
 
 
 @router.get("/memory/by-tag", response_model=ByTagResponse)

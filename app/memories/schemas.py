@@ -19,7 +19,7 @@ from app.memories.fields import (
     TtlDays,
     TypeName,
 )
-from app.models import Layer, MemoryType, Role, Status
+from app.models import Layer, Memory, MemoryType, Role, Status
 
 MAX_BATCH = 500
 
@@ -240,3 +240,15 @@ class HistoryResponse(BaseModel):
     )
     tombstone: dict[str, Any] | None = Field(description="Deletion record: hash, time, actor.")
     events: list[HistoryEvent] = Field(description="The audit log of this memory.")
+
+
+INTERNAL_FIELDS = {"agent_lineage", "content_hash"}
+
+
+def public(memory: Memory) -> dict[str, Any]:
+    """The client-facing fields of a memory (MemoryOut's shape), as JSON-ready values."""
+    return memory.model_dump(mode="json", exclude=INTERNAL_FIELDS)
+
+
+def out(memory: Memory) -> MemoryOut:
+    return MemoryOut.model_validate(public(memory))

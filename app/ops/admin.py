@@ -7,7 +7,16 @@ from fastapi import APIRouter, Body, Path
 from pydantic import BaseModel, Field
 
 from app.auth import resolve_scope
-from app.deps import AdminDep, AgentHeader, PrincipalDep, RuntimeDep
+from app.deps import (
+    AdminDep,
+    AgentHeader,
+    ClassificationStatsDep,
+    JobsDep,
+    LLMDep,
+    PrincipalDep,
+    StoresDep,
+    WorkerSlotsDep,
+)
 from app.errors import NotFound
 from app.jobs.kinds import REEMBED, SYNC, enrichment_enabled
 from app.ops.tasks import read_progress
@@ -112,17 +121,22 @@ class SyncRequest(BaseModel):
 
 @router.get("/enrichment/status", response_model=EnrichmentStatus)
 async def enrichment_status(
-    runtime: RuntimeDep, principal: PrincipalDep, x_agent_id: AgentHeader = None
+    stores: StoresDep,
+    jobs: JobsDep,
+    workers: WorkerSlotsDep,
+    classification: ClassificationStatsDep,
+    llm: LLMDep,
+    principal: PrincipalDep,
+    x_agent_id: AgentHeader = None,
 ) -> EnrichmentStatus:
     """Background job figures: depth per kind, in flight, done, failed, dead, oldest age; and
     the memories per enrichment state that the caller can see (every user's for the admin key).
     """
     counted = None if principal.is_admin else resolve_scope(principal, x_agent_id)
-    stats = await runtime.jobs.stats()
+    stats = await jobs.stats()
     kinds = {kind: KindStatus(**values) for kind, values in stats.items()}
     total = lambda field: sum(getattr(k, field) for k in kinds.values())  # noqa: E731
     ages = [k.oldest_pending_age_s for k in kinds.values() if k.oldest_pending_age_s is not None]
-    workers = runtime.runner.concurrency if runtime.runner else 0
     state = "running" if total("in_flight") else ("idle" if workers else "stopped")
     return EnrichmentStatus(
         status=state,
@@ -136,38 +150,38 @@ async def enrichment_status(
         workers=workers,
         jobs=kinds,
         enrichment={
-            "enabled": enrichment_enabled(runtime.jobs),
-            "memories": await enrichment.count_by_status(runtime.stores.graph, counted),
+            "enabled": enrichment_enabled(jobs),
+            "memories": await enrichment.count_by_status(stores.graph, counted),
         },
-        classification=runtime.classification_stats.as_dict(),
-        llm=runtime.llm.status() if runtime.llm is not None else None,
+        classification=classification.as_dict(),
+        llm=llm.status() if llm is not None else None,
     )
 
 
 @router.post("/admin/reembed", status_code=202, response_model=JobAccepted)
 async def reembed(
-    runtime: RuntimeDep, _: AdminDep, body: Annotated[ReembedRequest, Body()] = ReembedRequest()
+    jobs: JobsDep, _: AdminDep, body: Annotated[ReembedRequest, Body()] = ReembedRequest()
 ) -> JobAccepted:
     """Re-embeds every memory (or one user's) as a resumable job with progress."""
-    enqueued = await runtime.jobs.enqueue(REEMBED, [body.user_id or "*"], body.model_dump())
+    enqueued = await jobs.enqueue(REEMBED, [body.user_id or "*"], body.model_dump())
     return JobAccepted(job_id=enqueued.job_id, created=enqueued.created)
 
 
 @router.post("/admin/sync", status_code=202, response_model=JobAccepted)
 async def sync_now(
-    runtime: RuntimeDep, _: AdminDep, body: Annotated[SyncRequest, Body()] = SyncRequest()
+    jobs: JobsDep, _: AdminDep, body: Annotated[SyncRequest, Body()] = SyncRequest()
 ) -> JobAccepted:
     """Finds graph↔Qdrant drift (missing, orphan, stale points) and repairs it, as a job."""
-    enqueued = await runtime.jobs.enqueue(SYNC, ["manual"], body.model_dump())
+    enqueued = await jobs.enqueue(SYNC, ["manual"], body.model_dump())
     return JobAccepted(job_id=enqueued.job_id, created=enqueued.created)
 
 
 @router.get("/admin/jobs/{job_id:path}", response_model=JobReport)
 async def job_report(
-    runtime: RuntimeDep, _: AdminDep, job_id: Annotated[str, Path(max_length=300)]
+    jobs: JobsDep, _: AdminDep, job_id: Annotated[str, Path(max_length=300)]
 ) -> JobReport:
     """A job's state, attempts, last error, result and progress."""
-    status = await runtime.jobs.status(job_id)
+    status = await jobs.status(job_id)
     if status.state == "unknown":
         raise NotFound(f"Job {job_id} not found")
     return JobReport(
@@ -178,14 +192,14 @@ async def job_report(
         max_attempts=status.max_attempts,
         error=status.error,
         result=status.result,
-        progress=await read_progress(runtime.jobs, job_id),
+        progress=await read_progress(jobs, job_id),
     )
 
 
 @router.get("/admin/dead-letters", response_model=DeadLettersResponse)
-async def dead_letters(runtime: RuntimeDep, _: AdminDep) -> dict[str, Any]:
+async def dead_letters(jobs: JobsDep, _: AdminDep) -> dict[str, Any]:
     """Jobs that gave up, newest first, each with its last error."""
-    return {"status": "success", "dead": await runtime.jobs.dead_letters()}
+    return {"status": "success", "dead": await jobs.dead_letters()}
 
 
 @router.get("/admin/debug/tasks", response_model=TasksResponse)
@@ -213,10 +227,10 @@ def _chain(task: asyncio.Task) -> list[str]:
 
 @router.post("/admin/jobs/{job_id:path}/retry", status_code=202, response_model=JobAccepted)
 async def retry_dead(
-    runtime: RuntimeDep, _: AdminDep, job_id: Annotated[str, Path(max_length=300)]
+    jobs: JobsDep, _: AdminDep, job_id: Annotated[str, Path(max_length=300)]
 ) -> JobAccepted:
     """Runs a dead job again with fresh attempts."""
-    enqueued = await runtime.jobs.requeue_dead(job_id)
+    enqueued = await jobs.requeue_dead(job_id)
     if enqueued is None:
         raise NotFound(f"No dead job {job_id}")
     return JobAccepted(job_id=enqueued.job_id, created=enqueued.created)

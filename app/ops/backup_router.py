@@ -10,7 +10,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import FileResponse, JSONResponse
 from starlette.background import BackgroundTask
 
-from app.deps import AdminDep, RuntimeDep
+from app.deps import AdminDep, EmbedderDep, JobsDep, SettingsDep, StoresDep
 from app.memories.tasks import EmbedDeps
 from app.ops.backup import BackupSource, create_backup, parse_include
 from app.ops.restore import restore_backup
@@ -33,7 +33,8 @@ def _gate(request: Request) -> WriteGate:
 )
 async def backup(
     request: Request,
-    runtime: RuntimeDep,
+    stores: StoresDep,
+    embedder: EmbedderDep,
     _: AdminDep,
     include: Annotated[str | None, Query(max_length=100)] = None,
 ) -> FileResponse:
@@ -41,7 +42,7 @@ async def backup(
     parts = parse_include(include)
     workdir = Path(tempfile.mkdtemp(prefix="engram-backup-"))
     try:
-        source = BackupSource(runtime.stores, runtime.embedder, _gate(request))
+        source = BackupSource(stores, embedder, _gate(request))
         path = await create_backup(source, workdir, parts)
     except BaseException:
         shutil.rmtree(workdir, ignore_errors=True)
@@ -56,7 +57,13 @@ async def backup(
 
 @router.post("/admin/restore")
 async def restore(
-    request: Request, runtime: RuntimeDep, _: AdminDep, force: bool = False
+    request: Request,
+    stores: StoresDep,
+    embedder: EmbedderDep,
+    jobs: JobsDep,
+    settings: SettingsDep,
+    _: AdminDep,
+    force: bool = False,
 ) -> JSONResponse:
     """Restores a backup archive (the request body) into this server, which must be empty
     unless `force` (then everything it holds is replaced), and proves the result."""
@@ -64,7 +71,7 @@ async def restore(
     try:
         upload = workdir / "backup.tar.gz"
         await receive_to(request, upload, limit=MAX_ARCHIVE_BYTES, what="A backup archive")
-        deps = EmbedDeps(runtime.stores, runtime.embedder, runtime.jobs, runtime.embed_with_date)
+        deps = EmbedDeps(stores, embedder, jobs, settings.embedding_include_date)
         report = await restore_backup(deps, _gate(request), upload, workdir / "x", force=force)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)

@@ -6,7 +6,7 @@ from fastapi import APIRouter, Path
 
 from app.deps import AdminDep, StoresDep
 from app.memories.dependencies import MemoryIdDep
-from app.ops.erase import erase_memory, erase_user
+from app.memories.erase import erase_memory, erase_user
 
 router = APIRouter(tags=["operations"])
 

@@ -18,9 +18,12 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from prometheus_client.registry import Collector
 
-from app.deps import RuntimeDep
+from app.deps import EmbedderDep, JobsDep, LLMDep, SettingsDep, StoresDep
+from app.embeddings import Embedder
 from app.errors import NotFound
-from app.runtime import Runtime
+from app.jobs.queue import JobQueue
+from app.llm import LLMClient
+from app.storage import Stores
 
 router = APIRouter(tags=["operations"])
 log = logging.getLogger(__name__)
@@ -121,29 +124,30 @@ async def _quietly(work: Awaitable[T], what: str) -> T | None:
         return None
 
 
-async def read_snapshot(runtime: Runtime) -> Snapshot:
-    stores = runtime.stores
+async def read_snapshot(
+    stores: Stores, embedder: Embedder, llm: LLMClient | None, jobs: JobQueue
+) -> Snapshot:
     graph_up, vectors_up = await asyncio.gather(stores.graph.ping(), stores.vectors.health())
     snapshot = Snapshot(
         stores={
-            "falkordb": _state(runtime, "falkordb", graph_up),
-            "qdrant": _state(runtime, "qdrant", vectors_up),
+            "falkordb": _state(stores, "falkordb", graph_up),
+            "qdrant": _state(stores, "qdrant", vectors_up),
         },
-        embedder=runtime.embedder.health(),
-        llm=runtime.llm.status() if runtime.llm is not None else None,
+        embedder=embedder.health(),
+        llm=llm.status() if llm is not None else None,
     )
     if graph_up:
-        snapshot.jobs = await _quietly(runtime.jobs.stats(), "job queues")
+        snapshot.jobs = await _quietly(jobs.stats(), "job queues")
         snapshot.memories = await _quietly(stores.graph.count_memories(None), "memory count")
     if vectors_up:
         snapshot.vectors = await _quietly(stores.vectors.count(None), "vector count")
     return snapshot
 
 
-def _state(runtime: Runtime, component: str, reachable: bool) -> str:
+def _state(stores: Stores, component: str, reachable: bool) -> str:
     if not reachable:
         return "disconnected"
-    return "connected" if runtime.stores.health.get(component).ok else "degraded"
+    return "connected" if stores.health.get(component).ok else "degraded"
 
 
 @router.get(
@@ -152,12 +156,18 @@ def _state(runtime: Runtime, component: str, reachable: bool) -> str:
     responses={200: {"content": {CONTENT_TYPE_LATEST: {"schema": {"type": "string"}}},
                      "description": "Prometheus text format."}},
 )  # fmt: skip
-async def metrics(runtime: RuntimeDep) -> Response:
+async def metrics(
+    settings: SettingsDep,
+    stores: StoresDep,
+    embedder: EmbedderDep,
+    llm: LLMDep,
+    jobs: JobsDep,
+) -> Response:
     """Prometheus metrics: requests, latencies (per route, per recall step, embedder and LLM
     calls), job queues, stores, counts. No key needed; no memory content or user ids."""
-    if not runtime.settings.metrics_enabled:
+    if not settings.metrics_enabled:
         raise NotFound("Metrics are switched off (ENGRAM_METRICS=false)")
     scraped = CollectorRegistry(auto_describe=False)
-    scraped.register(SnapshotCollector(await read_snapshot(runtime)))
+    scraped.register(SnapshotCollector(await read_snapshot(stores, embedder, llm, jobs)))
     body = generate_latest(REGISTRY) + generate_latest(scraped)
     return Response(body, media_type=CONTENT_TYPE_LATEST)

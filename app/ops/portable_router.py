@@ -11,7 +11,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import StreamingResponse
 
-from app.deps import AdminDep, RuntimeDep
+from app.deps import AdminDep, EmbedderDep, JobsDep, SettingsDep, StoresDep
 from app.memories.tasks import EmbedDeps
 from app.ops.portable import export_lines, import_file
 from app.ops.uploads import receive_to
@@ -32,11 +32,11 @@ UserFilter = Annotated[
     responses={200: {"content": {"application/x-ndjson": {}}, "description": "JSON Lines."}},
 )
 async def export(
-    request: Request, runtime: RuntimeDep, _: AdminDep, user_id: UserFilter = None
+    request: Request, stores: StoresDep, _: AdminDep, user_id: UserFilter = None
 ) -> StreamingResponse:
     """Every live memory (or one user's) as JSON Lines with revisions, links and entities,
     read from a point-in-time copy of the graph."""
-    graph = runtime.stores.graph
+    graph = stores.graph
     copy = graph.on_graph(f"{graph.graph_name}__export_{uuid.uuid4().hex[:12]}")
     gate: WriteGate = request.app.state.write_gate
     async with gate.paused():
@@ -58,7 +58,8 @@ async def _from_copy(copy: GraphStore, user_id: str | None) -> AsyncIterator[byt
 
 @router.post("/admin/import")
 async def import_memories(
-    request: Request, runtime: RuntimeDep, admin: AdminDep,
+    request: Request, stores: StoresDep, embedder: EmbedderDep, jobs: JobsDep,
+    settings: SettingsDep, admin: AdminDep,
     user_id: Annotated[
         str | None,
         Query(min_length=1, max_length=200,
@@ -72,7 +73,7 @@ async def import_memories(
     try:
         path = workdir / "import.jsonl"
         await receive_to(request, path, limit=MAX_IMPORT_BYTES, what="An import")
-        deps = EmbedDeps(runtime.stores, runtime.embedder, runtime.jobs, runtime.embed_with_date)
+        deps = EmbedDeps(stores, embedder, jobs, settings.embedding_include_date)
         report = await import_file(deps, path, user_id=user_id, actor=admin.actor)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)

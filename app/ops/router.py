@@ -1,19 +1,22 @@
 """Operator endpoints: health."""
 
 import asyncio
-from typing import Literal
+from typing import Annotated, Literal
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, Field
 
-from app.deps import OptionalPrincipalDep, RuntimeDep, StoresDep
+from app.deps import EmbedderDep, OptionalPrincipalDep, StoresDep, runtime_part
+from app.embeddings import Embedder
 from app.errors import StoreUnavailable
 from app.models import to_iso, utc_now
-from app.ops.drift import DriftCheck, SyncStatus
-from app.runtime import Runtime
+from app.ops.drift import DriftCheck, DriftMonitor, SyncStatus
 from app.storage import Stores
 
 router = APIRouter(tags=["operations"])
+
+# The graph/vector count comparison (None in a process that has not started one).
+DriftDep = Annotated[DriftMonitor | None, Depends(runtime_part("drift"))]
 
 StoreState = Literal["connected", "disconnected", "degraded"]
 
@@ -56,7 +59,10 @@ class HealthResponse(BaseModel):
 
 @router.get("/health", response_model=HealthResponse, response_model_exclude_none=True)
 async def health(
-    stores: StoresDep, runtime: RuntimeDep, principal: OptionalPrincipalDep
+    stores: StoresDep,
+    embedder: EmbedderDep,
+    checker: DriftDep,
+    principal: OptionalPrincipalDep,
 ) -> HealthResponse:
     """Each store's and the embedder's state; always 200. Counts only with a key."""
     graph_up, vectors_up = await asyncio.gather(stores.graph.ping(), stores.vectors.health())
@@ -64,17 +70,17 @@ async def health(
         "falkordb": _store_health(stores, "falkordb", graph_up, "falkordb"),
         "qdrant": _store_health(stores, "qdrant", vectors_up, stores.vectors.kind),
     }
-    embedder = _embedder_health(runtime)
-    drift = await runtime.drift.check() if runtime.drift else DriftCheck("unknown")
-    degraded = embedder.state != "ok" or any(d.state != "connected" for d in details.values())
-    degraded = degraded or drift.drifted
+    embedder_health = _embedder_health(embedder)
+    drift = await checker.check() if checker else DriftCheck("unknown")
+    stores_down = any(d.state != "connected" for d in details.values())
+    degraded = embedder_health.state != "ok" or stores_down or drift.drifted
     response = HealthResponse(
         status="degraded" if degraded else "healthy",
         degraded=degraded,
         falkordb=details["falkordb"].state,
         qdrant=details["qdrant"].state,
         stores=details,
-        embedder=embedder,
+        embedder=embedder_health,
         timestamp=to_iso(utc_now()),
         sync_status=drift.status,
     )
@@ -83,8 +89,7 @@ async def health(
     return response
 
 
-def _embedder_health(runtime: Runtime) -> EmbedderHealth:
-    embedder = runtime.embedder
+def _embedder_health(embedder: Embedder) -> EmbedderHealth:
     live = embedder.health()
     return EmbedderHealth(
         state=live["state"],
@@ -124,10 +129,10 @@ class ReadyResponse(BaseModel):
 async def ready(request: Request) -> ReadyResponse:
     """Readiness for a load balancer: 200 once start-up is done and both stores answer, else 503
     with Retry-After (`/health` stays 200 and says why)."""
-    runtime: Runtime | None = getattr(request.app.state, "runtime", None)
+    runtime = getattr(request.app.state, "runtime", None)
     if runtime is None:
         raise StoreUnavailable("Engram is still starting")
-    stores = runtime.stores
+    stores: Stores = runtime.stores
     graph_up, vectors_up = await asyncio.gather(stores.graph.ping(), stores.vectors.health())
     down = [
         name for name, up in (("FalkorDB", graph_up), ("the vector index", vectors_up)) if not up

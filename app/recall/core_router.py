@@ -5,13 +5,13 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Body, Query
 from pydantic import BaseModel, Field
 
-from app.deps import RuntimeDep, ScopeDep
+from app.deps import EmbedderDep, ScopeDep, StoresDep
 from app.errors import BadRequest
-from app.memories.router import public
-from app.memories.schemas import MemoryOut
+from app.memories.schemas import MemoryOut, public
 from app.models import Memory
 from app.recall import context, service
 from app.recall import params as recall_params
+from app.recall.dependencies import RecallConfigDep
 
 router = APIRouter(tags=["recall"])
 
@@ -58,12 +58,12 @@ class ContextResponse(BaseModel):
 
 @router.get("/core", response_model=CoreResponse)
 async def core(
-    runtime: RuntimeDep,
+    stores: StoresDep,
     scope: ScopeDep,
     include_archived: Annotated[bool, Query(description="Archived memories too.")] = False,
 ) -> CoreResponse:
     """mnemory's core memories: pinned sections, then the most important, then recent."""
-    found = await context.core_memories(runtime.stores.graph, scope, include_archived)
+    found = await context.core_memories(stores.graph, scope, include_archived)
     return CoreResponse(
         sections={name: [public(m) for m in found.sections[name]] for name in context.SECTIONS},
         important=[public(m) for m in found.important],
@@ -73,9 +73,9 @@ async def core(
 
 
 @router.get("/startup-recall", response_model=StartupResponse)
-async def startup_recall(runtime: RuntimeDep, scope: ScopeDep) -> StartupResponse:
+async def startup_recall(stores: StoresDep, scope: ScopeDep) -> StartupResponse:
     """AutoMem's session-start memories: lessons and system rules."""
-    graph = runtime.stores.graph
+    graph = stores.graph
     lessons = await graph.tagged(scope, LESSON_TAGS, 10)
     rules = await graph.tagged(scope, SYSTEM_TAGS, 5)
     critical = any(m.importance >= 0.9 for m in lessons)
@@ -95,19 +95,22 @@ def _lesson(memory: Memory) -> dict[str, Any]:
 
 @router.post("/recall/context", response_model=ContextResponse)
 async def recall_context(
-    runtime: RuntimeDep, scope: ScopeDep, body: ContextRequest = Body(...)
+    stores: StoresDep,
+    embedder: EmbedderDep,
+    config: RecallConfigDep,
+    scope: ScopeDep,
+    body: ContextRequest = Body(...),
 ) -> ContextResponse:
     """A prompt-ready block within max_tokens: core first, then what the query recalls."""
     ordered: list[Memory] = []
     if body.include_core:
-        found = await context.core_memories(runtime.stores.graph, scope)
+        found = await context.core_memories(stores.graph, scope)
         ordered += [m for name in context.SECTIONS for m in found.sections[name]]
     if body.query:
         params = recall_params.parse({"query": body.query, "limit": body.limit})
         outcome = await service.recall(
-            stores=runtime.stores, embedder=runtime.embedder, scope=scope, params=params,
-            config=runtime.recall_config,
-        )  # fmt: skip
+            stores=stores, embedder=embedder, scope=scope, params=params, config=config
+        )
         ordered += [hit.memory for hit in outcome.hits]
     elif not body.include_core:
         raise BadRequest("Give a query, or include_core, or both")

@@ -13,7 +13,7 @@ from app.models import Memory, to_iso
 from app.recall import rank
 from app.recall.params import RecallParams
 from app.recall.state import STATE_FIELDS, is_current
-from app.relations.registry import DEFAULT_EXPAND
+from app.relation_types import DEFAULT_EXPAND
 from app.scope import Scope
 from app.storage import Stores
 from app.storage import enrichment as entity_store

@@ -7,14 +7,14 @@ from fastapi import APIRouter, Body, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.deps import RuntimeDep, ScopeDep
+from app.deps import EmbedderDep, ScopeDep, StoresDep
 from app.errors import BadRequest
-from app.memories.router import public
-from app.memories.schemas import MemoryOut
+from app.memories.schemas import MemoryOut, public
 from app.metrics import observe_recall_steps
 from app.models import to_iso
 from app.recall import params as recall_params
 from app.recall import service
+from app.recall.dependencies import AccessDep, RecallConfigDep
 from app.recall.service import RecallOutcome
 
 router = APIRouter(tags=["recall"])
@@ -126,12 +126,19 @@ class RecallResponse(BaseModel):
 
 
 @router.get("/recall", response_model=RecallResponse)
-async def recall_get(request: Request, runtime: RuntimeDep, scope: ScopeDep) -> JSONResponse:
+async def recall_get(
+    request: Request,
+    stores: StoresDep,
+    embedder: EmbedderDep,
+    config: RecallConfigDep,
+    access: AccessDep,
+    scope: ScopeDep,
+) -> JSONResponse:
     """Finds memories by meaning and keywords (AutoMem's GET /recall parameters)."""
     raw: dict[str, Any] = {}
     for key, value in request.query_params.multi_items():
         raw.setdefault(key, []).append(value)
-    return await _recall(runtime, scope, raw)
+    return await _recall(stores, embedder, config, access, scope, raw)
 
 
 # The body is parsed as leniently as GET's query string (AutoMem clamps or defaults bad values
@@ -146,26 +153,37 @@ RECALL_BODY_SCHEMA = {
 
 @router.post("/recall", response_model=RecallResponse, openapi_extra=RECALL_BODY_SCHEMA)
 async def recall_post(
-    runtime: RuntimeDep, scope: ScopeDep, body: dict[str, Any] = Body(...)
+    stores: StoresDep,
+    embedder: EmbedderDep,
+    config: RecallConfigDep,
+    access: AccessDep,
+    scope: ScopeDep,
+    body: dict[str, Any] = Body(...),
 ) -> JSONResponse:
     """The same as GET /recall, with a JSON body (see RecallRequest)."""
-    return await _recall(runtime, scope, body)
+    return await _recall(stores, embedder, config, access, scope, body)
 
 
-async def _recall(runtime: RuntimeDep, scope: ScopeDep, raw: dict[str, Any]) -> JSONResponse:
+async def _recall(
+    stores: StoresDep,
+    embedder: EmbedderDep,
+    config: RecallConfigDep,
+    access: AccessDep,
+    scope: ScopeDep,
+    raw: dict[str, Any],
+) -> JSONResponse:
     params = recall_params.parse(raw)
-    if params.embedding is not None and len(params.embedding) != runtime.embedder.dimension:
+    if params.embedding is not None and len(params.embedding) != embedder.dimension:
         raise BadRequest(
-            f"Invalid 'embedding': must contain exactly {runtime.embedder.dimension} values "
+            f"Invalid 'embedding': must contain exactly {embedder.dimension} values "
             f"({len(params.embedding)} provided)"
         )
     outcome = await service.recall(
-        stores=runtime.stores, embedder=runtime.embedder, scope=scope, params=params,
-        config=runtime.recall_config,
-    )  # fmt: skip
-    runtime.access.record(scope.user_id, [hit.memory.id for hit in outcome.hits])
+        stores=stores, embedder=embedder, scope=scope, params=params, config=config
+    )
+    access.record(scope.user_id, [hit.memory.id for hit in outcome.hits])
     observe_recall_steps(outcome.timings)
-    return FastJSONResponse(_response(params, outcome, runtime.recall_config.relevance_floor))
+    return FastJSONResponse(_response(params, outcome, config.relevance_floor))
 
 
 def _response(params: recall_params.RecallParams, outcome: RecallOutcome, floor: float) -> dict:

@@ -10,8 +10,8 @@ from app.errors import BadRequest, NotFound
 from app.http_idempotency import IdempotencyKey, Reply, respond_once
 from app.memories.dependencies import MemoryIdDep
 from app.memories.service import get as get_memory
+from app.relation_types import DEFAULT_EXPAND, FILTERABLE, canonical
 from app.relations import service
-from app.relations.registry import DEFAULT_EXPAND, FILTERABLE, canonical
 from app.relations.schemas import (
     ASSOCIATE_BODY,
     AssociateBatchResponse,

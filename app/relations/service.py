@@ -7,7 +7,7 @@ from typing import Any
 
 from app.errors import BadRequest
 from app.models import to_iso, utc_now
-from app.relations.registry import AUTHORABLE, REGISTRY, canonical
+from app.relation_types import AUTHORABLE, REGISTRY, canonical
 from app.scope import Scope
 from app.storage import relations as edges
 from app.storage.graph import GraphStore

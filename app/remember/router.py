@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from app.auth import memory_agent
-from app.deps import RuntimeDep, ScopeDep
+from app.deps import JobsDep, ScopeDep, SettingsDep, StoresDep
 from app.errors import NotFound, PayloadTooLarge
 from app.http_idempotency import IdempotencyKey, Reply, respond_once
 from app.memories.fields import AgentId, Labels, Timestamp
@@ -82,8 +82,8 @@ class RememberJob(BaseModel):
 
 @router.post("/remember", status_code=202, response_model=RememberAccepted)
 async def remember(
-    request: Request, body: RememberRequest, runtime: RuntimeDep, scope: ScopeDep,
-    idempotency_key: IdempotencyKey = None,
+    request: Request, body: RememberRequest, settings: SettingsDep, jobs: JobsDep,
+    stores: StoresDep, scope: ScopeDep, idempotency_key: IdempotencyKey = None,
 ) -> JSONResponse:  # fmt: skip
     """Accepts conversation turns and extracts durable facts from them in the background.
 
@@ -93,7 +93,6 @@ async def remember(
     job's id is fixed by the key, so a retry never queues the extraction twice.
     """
     started = time.perf_counter()
-    settings = runtime.settings
     _check_size(body, settings.remember_max_messages, settings.remember_max_chars)
     # The agent that facts about the assistant belong to: the body's agent_id, else the
     # caller's X-Agent-Id (as for POST /memory); 403 for an agent outside the caller's scope.
@@ -110,24 +109,22 @@ async def remember(
         return 202, response.model_dump(mode="json")
 
     async def write(claim: Claim | None) -> Reply:
-        await check_rate(runtime.jobs.redis, runtime.jobs.namespace, scope.user_id,
+        await check_rate(jobs.redis, jobs.namespace, scope.user_id,
                          settings.remember_rate_per_minute)  # fmt: skip
         if claim is None:
-            return accepted(await enqueue_remember(runtime.jobs, talk))
+            return accepted(await enqueue_remember(jobs, talk))
         job_key = hashlib.sha256(f"{claim.user_id}\n{claim.key}".encode()).hexdigest()[:32]
         job_id = f"{remember_job_id_prefix(scope.user_id)}{job_key}"
-        await idempotency.claim(runtime.stores.graph, replace(claim, refs=[job_id, job_key]))
-        return accepted(await enqueue_remember(runtime.jobs, talk, job_key))
+        await idempotency.claim(stores.graph, replace(claim, refs=[job_id, job_key]))
+        return accepted(await enqueue_remember(jobs, talk, job_key))
 
     async def again(refs: list[str]) -> Reply:
         job_id, job_key = refs
-        if (await runtime.jobs.status(job_id)).state == "unknown":  # claimed, never queued
-            await enqueue_remember(runtime.jobs, talk, job_key)
+        if (await jobs.status(job_id)).state == "unknown":  # claimed, never queued
+            await enqueue_remember(jobs, talk, job_key)
         return accepted(job_id)
 
-    return await respond_once(
-        request, runtime.stores.graph, scope.user_id, idempotency_key, write, again
-    )
+    return await respond_once(request, stores.graph, scope.user_id, idempotency_key, write, again)
 
 
 def _check_size(body: RememberRequest, max_messages: int, max_chars: int) -> None:
@@ -155,12 +152,12 @@ def _conversation(body: RememberRequest, scope: Scope, agent: str | None) -> Con
 
 @router.get("/remember/jobs/{job_id:path}", response_model=RememberJob)
 async def remember_job(
-    runtime: RuntimeDep, scope: ScopeDep, job_id: Annotated[str, Path(max_length=300)]
+    jobs: JobsDep, scope: ScopeDep, job_id: Annotated[str, Path(max_length=300)]
 ) -> RememberJob:
     """The state of one of your /remember jobs, and what it stored once done."""
     if not job_id.startswith(remember_job_id_prefix(scope.user_id)):
         raise NotFound(f"Job {job_id} not found")
-    status = await runtime.jobs.status(job_id)
+    status = await jobs.status(job_id)
     if status.state == "unknown":
         raise NotFound(f"Job {job_id} not found")
     return RememberJob(

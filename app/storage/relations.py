@@ -6,7 +6,7 @@ import, from the registry's constant names — never from request values.
 from collections.abc import Sequence
 from typing import Any
 
-from app.relations.registry import REGISTRY
+from app.relation_types import REGISTRY
 from app.scope import Scope
 from app.storage.graph import IN_SCOPE, GraphStore, memory_from_properties, scope_params
 

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from app.relations.registry import REGISTRY
+from app.relation_types import REGISTRY
 from app.scope import Scope
 from app.storage import compact, relations
 from app.storage import enrichment as entities
