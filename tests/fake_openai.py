@@ -13,6 +13,8 @@ Chat knobs: `chat_reply` (the content, or a function of the messages), `chat_scr
 ChatErrors used one per chat request before `chat_reply`), `chat_usage` (the usage numbers),
 `reject_json_schema` (400 for response_format json_schema, like a server without structured
 outputs), `quota_exceeded` (OpenAI's insufficient_quota 429 for every request while set).
+Error answers a client may retry (429, 5xx) carry OpenAI's `retry-after-ms` header with
+`retry_after_ms` (None: no header), so that clients honouring it retry at once in tests.
 Embeddings are deterministic per text and come back in reverse order, so clients must sort by
 `index`. `server.requests` records every request that reached a route.
 """
@@ -64,6 +66,7 @@ class FakeOpenAIConfig:
     chat_usage: dict[str, int] = field(default_factory=default_usage)
     reject_json_schema: bool = False
     quota_exceeded: bool = False
+    retry_after_ms: int | None = 1
 
 
 @dataclass
@@ -178,10 +181,18 @@ class FakeOpenAI:
             return error_response(401, "invalid api key")
         if config.fail_times > 0:
             config.fail_times -= 1
-            return error_response(config.fail_status, f"injected failure {config.fail_status}")
+            return self._retryable(
+                error_response(config.fail_status, f"injected failure {config.fail_status}")
+            )
         if config.quota_exceeded:
             return quota_response()
         return answer(body)
+
+    def _retryable(self, response: JSONResponse) -> JSONResponse:
+        retryable = response.status_code == 429 or response.status_code >= 500
+        if retryable and self.config.retry_after_ms is not None:
+            response.headers["retry-after-ms"] = str(self.config.retry_after_ms)
+        return response
 
     def _embeddings(self, body: dict[str, Any]) -> JSONResponse:
         inputs = body.get("input")
@@ -221,7 +232,9 @@ class FakeOpenAI:
         script = self.config.chat_script
         reply = script.pop(0) if script else self.config.chat_reply
         if isinstance(reply, ChatError):
-            return error_response(reply.status, reply.message, code=reply.code, kind=reply.type)
+            return self._retryable(
+                error_response(reply.status, reply.message, code=reply.code, kind=reply.type)
+            )
         content = reply(messages) if callable(reply) else reply
         return JSONResponse(
             {

@@ -1,4 +1,4 @@
-"""Embeddings from any OpenAI-compatible server.
+"""Embeddings from any OpenAI-compatible server, through the `openai` SDK (app.openai_client).
 
 `base_url` is the API root including its version, as in the OpenAI SDK, e.g.
 "https://api.openai.com/v1" or "http://127.0.0.1:11434/v1"; a trailing slash is ignored and
@@ -8,7 +8,8 @@ requests go to `base_url + "/embeddings"`. Nothing is appended or guessed.
 from collections.abc import Sequence
 from typing import Any
 
-import httpx
+import httpx2
+import openai
 
 from app.embeddings.base import (
     EmbedderUnavailable,
@@ -18,22 +19,13 @@ from app.embeddings.base import (
     text_list,
     tracked,
 )
-from app.http_retry import Retryable, is_retryable_status, retry_after_seconds, with_retries
+from app.openai_client import openai_client
 
 AUTH_STATUSES = frozenset({401, 403})
 ERROR_BODY_CHARS = 300
 
 
-class TransientError(Retryable):
-    """A failed attempt worth retrying; `error` is raised once the attempts run out."""
-
-    def __init__(self, error: EmbeddingError, retry_after: float | None = None) -> None:
-        super().__init__(str(error))
-        self.error = error
-        self.retry_after = retry_after
-
-
-def status_error(response: httpx.Response) -> EmbeddingError:
+def status_error(response: httpx2.Response) -> EmbeddingError:
     """The error for a non-2xx response, quoting the start of its body."""
     message = f"HTTP {response.status_code} from {response.url}: {response.text[:ERROR_BODY_CHARS]}"
     if response.status_code in AUTH_STATUSES:
@@ -68,7 +60,7 @@ def parse_embeddings(body: Any, count: int, dimension: int) -> list[list[float]]
 class OpenAIEmbedder:
     """POSTs batches to `{base_url}/embeddings`, retrying 429, 5xx, timeouts and lost connections.
 
-    Each batch gets up to `1 + max_retries` attempts, with exponential backoff and jitter.
+    Each batch gets up to `1 + max_retries` attempts, with the SDK's backoff and jitter.
     Every returned vector must have `dimension` values; `dimensions` is sent to the server
     only when `send_dimensions` is set (not every compatible server accepts it).
     """
@@ -86,24 +78,18 @@ class OpenAIEmbedder:
         batch_size: int = 64,
         timeout: float = 30.0,
         max_retries: int = 3,
-        backoff_base: float = 0.5,
-        backoff_max: float = 8.0,
     ) -> None:
-        if not base_url.startswith(("http://", "https://")):
-            raise ValueError(f"base_url must be an http(s) URL, got {base_url!r}")
         if dimension < 1 or batch_size < 1 or max_retries < 0 or timeout <= 0:
             raise ValueError("dimension, batch_size and timeout must be positive, max_retries >= 0")
         self.model = model
         self.dimension = dimension
         self.url = base_url.rstrip("/") + "/embeddings"
-        self._api_key = api_key
         self._send_dimensions = send_dimensions
         self._batch_size = batch_size
         self._timeout = timeout
-        self._max_retries = max_retries
-        self._backoff_base = backoff_base
-        self._backoff_max = backoff_max
-        self._client: httpx.AsyncClient | None = None
+        self._sdk = openai_client(
+            base_url=base_url, api_key=api_key, timeout_s=timeout, max_retries=max_retries
+        )
         self._closed = False
         self._health = HealthTracker()
 
@@ -124,10 +110,9 @@ class OpenAIEmbedder:
 
     async def close(self) -> None:
         """Closes the HTTP connections."""
-        self._closed = True
-        if self._client is not None:
-            await self._client.aclose()
-            self._client = None
+        if not self._closed:
+            self._closed = True
+            await self._sdk.close()
 
     def health(self) -> dict[str, Any]:
         """State from the outcomes of recent calls."""
@@ -137,51 +122,27 @@ class OpenAIEmbedder:
         vectors: list[list[float]] = []
         for start in range(0, len(texts), self._batch_size):
             batch = texts[start : start + self._batch_size]
-            body = await self._post_with_retries(self._payload(batch))
+            body = await self._post(batch)
             vectors.extend(parse_embeddings(body, len(batch), self.dimension))
         return vectors
 
-    def _payload(self, batch: list[str]) -> dict[str, Any]:
-        payload: dict[str, Any] = {"model": self.model, "input": batch}
-        if self._send_dimensions:
-            payload["dimensions"] = self.dimension
-        return payload
-
-    async def _post_with_retries(self, payload: dict[str, Any]) -> Any:
-        try:
-            return await with_retries(
-                lambda: self._post(payload), max_retries=self._max_retries,
-                base_s=self._backoff_base, max_s=self._backoff_max,
-            )  # fmt: skip
-        except TransientError as exc:
-            raise exc.error from exc
-
-    async def _post(self, payload: dict[str, Any]) -> Any:
-        try:
-            response = await self._http().post(self.url, json=payload)
-        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
-            raise TransientError(
-                EmbedderUnavailable(f"cannot connect to {self.url}: {exc!r}")
-            ) from exc
-        except httpx.TimeoutException as exc:
-            raise TransientError(
-                EmbeddingError(f"{self.url} timed out ({self._timeout}s): {exc!r}")
-            ) from exc
-        except httpx.TransportError as exc:
-            raise TransientError(EmbeddingError(f"request to {self.url} failed: {exc!r}")) from exc
-        if is_retryable_status(response.status_code):
-            raise TransientError(status_error(response), retry_after_seconds(response))
-        if not response.is_success:
-            raise status_error(response)
-        try:
-            return response.json()
-        except ValueError as exc:
-            raise EmbeddingError(f"{self.url} returned invalid JSON: {exc}") from exc
-
-    def _http(self) -> httpx.AsyncClient:
+    async def _post(self, batch: list[str]) -> Any:
+        """One /embeddings request through the SDK (which retries); the answer as plain data."""
         if self._closed:
             raise EmbedderUnavailable("the remote embedder is closed")
-        if self._client is None:
-            headers = {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
-            self._client = httpx.AsyncClient(timeout=httpx.Timeout(self._timeout), headers=headers)
-        return self._client
+        extra: dict[str, Any] = {"dimensions": self.dimension} if self._send_dimensions else {}
+        try:
+            response = await self._sdk.embeddings.create(
+                model=self.model, input=batch, encoding_format="float", **extra
+            )
+        except openai.APITimeoutError as exc:
+            raise EmbeddingError(f"{self.url} timed out ({self._timeout}s): {exc!r}") from exc
+        except openai.APIConnectionError as exc:
+            if isinstance(exc.__cause__, httpx2.ConnectError):
+                raise EmbedderUnavailable(f"cannot connect to {self.url}: {exc!r}") from exc
+            raise EmbeddingError(f"request to {self.url} failed: {exc!r}") from exc
+        except openai.APIStatusError as exc:
+            raise status_error(exc.response) from exc
+        except openai.APIError as exc:
+            raise EmbeddingError(f"{self.url} returned an unusable answer: {exc}") from exc
+        return response.model_dump()

@@ -1,5 +1,6 @@
 """One OpenAI-compatible chat client for every LLM use in Engram: JSON answers, behind guards.
 
+It is the `openai` SDK's AsyncOpenAI (see app.openai_client) with Engram's guards around it.
 `base_url` is the API root including its version, as for the remote embedder
 (e.g. "https://api.openai.com/v1"); requests go to `base_url + "/chat/completions"`.
 
@@ -9,9 +10,9 @@ Budgets count logical calls (one chat_json), not HTTP attempts: retries and the 
 json_object mode cost nothing, since a failed attempt is not what a budget is meant to ration.
 
 Each call gets up to `1 + max_retries` attempts on 429 (not quota), 5xx, timeouts and lost
-connections, with exponential backoff and jitter; other 4xx fail at once. Answers are asked for
-with response_format json_schema (strict); a server that rejects it is switched, for the life of
-this client, to json_object with the schema in the system prompt.
+connections, with the SDK's exponential backoff and jitter; other 4xx fail at once. Answers are
+asked for with response_format json_schema (strict); a server that rejects it is switched, for
+the life of this client, to json_object with the schema in the system prompt.
 """
 
 import functools
@@ -20,12 +21,12 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NoReturn
 
-import httpx
+import httpx2
+import openai
 
 from app.config import Settings
-from app.http_retry import with_retries
 from app.llm.errors import (
     BudgetExhausted,
     CircuitOpen,
@@ -39,6 +40,7 @@ from app.llm.wire import (
     QuotaError,
     SchemaRejected,
     TransientError,
+    is_quota_error,
     message_content,
     parse_json_object,
     response_format,
@@ -48,6 +50,7 @@ from app.llm.wire import (
     usage_counts,
 )
 from app.metrics import LLM_LATENCY
+from app.openai_client import AttemptCounter, openai_client
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +63,6 @@ class CallCounts:
     successes: int = 0
     failures: int = 0
     refused: int = 0
-    retries: int = 0
 
 
 class LLMClient:
@@ -77,22 +79,24 @@ class LLMClient:
         circuit_cooldown_s: float = 300.0,
         calls_per_hour: int = 1000,
         calls_per_job: int = 5,
-        backoff_base_s: float = 0.5,
-        backoff_max_s: float = 8.0,
         clock: Clock = time.monotonic,
     ) -> None:
-        if not base_url.startswith(("http://", "https://")):
-            raise ValueError(f"base_url must be an http(s) URL, got {base_url!r}")
         if timeout_s <= 0 or max_retries < 0 or calls_per_job < 0 or circuit_cooldown_s < 0:
             raise ValueError("timeout_s must be positive; retries, cooldown, budgets >= 0")
         self.model = model
         self.url = base_url.rstrip("/") + "/chat/completions"
         self.calls_per_job = calls_per_job
-        self._api_key = api_key
         self._timeout_s = timeout_s
-        self._max_retries = max_retries
-        self._backoff_base_s = backoff_base_s
-        self._backoff_max_s = backoff_max_s
+        self._attempts = AttemptCounter()
+        self._posts = 0  # requests asked of the SDK; the attempts beyond them are its retries
+        self._sdk = openai_client(
+            base_url=base_url,
+            api_key=api_key,
+            timeout_s=timeout_s,
+            max_retries=max_retries,
+            attempts=self._attempts,
+            no_retry=_is_quota_answer,
+        )
         self._circuit = CircuitBreaker(circuit_cooldown_s, clock)
         self._hourly = HourlyLimit(calls_per_hour, clock)
         self._json_mode: JsonMode = "json_schema"
@@ -100,7 +104,6 @@ class LLMClient:
         self._tokens = {"prompt": 0, "completion": 0, "total": 0}
         self._last_error: str | None = None
         self._last_error_at: datetime | None = None
-        self._client: httpx.AsyncClient | None = None
         self._closed = False
 
     async def chat_json(
@@ -144,6 +147,7 @@ class LLMClient:
         return {
             "model": self.model,
             **asdict(self._counts),
+            "retries": self._attempts.attempts - self._posts,
             "tokens": dict(self._tokens),
             "circuit": self._circuit.snapshot(),
             "hourly_budget": {"limit": self._hourly.limit, "used": self._hourly.used},
@@ -154,10 +158,9 @@ class LLMClient:
 
     async def close(self) -> None:
         """Closes the HTTP connections; later calls fail with LLMCallFailed."""
-        self._closed = True
-        if self._client is not None:
-            await self._client.aclose()
-            self._client = None
+        if not self._closed:
+            self._closed = True
+            await self._sdk.close()
 
     def _admit(self, budget: CallBudget | None) -> bool:
         """Passes the guards or raises; True if this call is the circuit's half-open probe."""
@@ -201,13 +204,13 @@ class LLMClient:
         """Posts the request `payload()` builds; if the server refuses JSON schema output, builds
         it again in JSON-object mode (from now on) and posts that."""
         try:
-            body = await self._post_with_retries(payload())
+            body = await self._post(payload())
         except SchemaRejected as exc:
             log.warning(
                 "%s rejects json_schema output; using json_object from now on: %s", self.url, exc
             )
             self._json_mode = "json_object"
-            body = await self._post_with_retries(payload())
+            body = await self._post(payload())
         self._count_usage(body)
         return parse_json_object(message_content(body))
 
@@ -237,33 +240,24 @@ class LLMClient:
         for key, value in usage_counts(body).items():
             self._tokens[key] += value
 
-    async def _post_with_retries(self, payload: dict[str, Any]) -> dict[str, Any]:
-        return await with_retries(
-            lambda: self._post(payload), max_retries=self._max_retries,
-            base_s=self._backoff_base_s, max_s=self._backoff_max_s, on_retry=self._count_retry,
-        )  # fmt: skip
-
-    def _count_retry(self) -> None:
-        self._counts.retries += 1
-
     async def _post(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """One chat completion through the SDK (which retries); its answer as a plain dict."""
+        if self._closed:
+            raise LLMCallFailed("the LLM client is closed")
+        self._posts += 1
         try:
-            response = await self._http().post(self.url, json=payload)
-        except httpx.TimeoutException as exc:
+            completion = await self._sdk.chat.completions.create(**payload)
+        except openai.APITimeoutError as exc:
             raise TransientError(f"{self.url} timed out ({self._timeout_s}s): {exc!r}") from exc
-        except httpx.TransportError as exc:
+        except openai.APIConnectionError as exc:
             raise TransientError(f"request to {self.url} failed: {exc!r}") from exc
-        if not response.is_success:
-            self._raise_status_error(response)
-        try:
-            body = response.json()
-        except ValueError as exc:
-            raise LLMCallFailed(f"{self.url} returned invalid JSON: {exc}") from exc
-        if not isinstance(body, dict):
-            raise LLMCallFailed(f"{self.url} returned JSON that is not an object")
-        return body
+        except openai.APIStatusError as exc:
+            self._raise_status_error(exc.response)
+        except openai.APIError as exc:
+            raise LLMCallFailed(f"{self.url} returned an unusable answer: {exc}") from exc
+        return completion.model_dump()
 
-    def _raise_status_error(self, response: httpx.Response) -> None:
+    def _raise_status_error(self, response: httpx2.Response) -> NoReturn:
         error = status_error(response, self._json_mode)
         if isinstance(error, QuotaError):
             self._circuit.trip()
@@ -273,15 +267,13 @@ class LLMClient:
             raise CircuitOpen(f"quota error, circuit opened: {error}") from error
         raise error
 
-    def _http(self) -> httpx.AsyncClient:
-        if self._closed:
-            raise LLMCallFailed("the LLM client is closed")
-        if self._client is None:
-            headers = {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
-            self._client = httpx.AsyncClient(
-                timeout=httpx.Timeout(self._timeout_s), headers=headers
-            )
-        return self._client
+
+async def _is_quota_answer(response: httpx2.Response) -> bool:
+    """A quota error is not retried: it will not pass for a while (the circuit opens instead)."""
+    if response.status_code != 429:
+        return False
+    await response.aread()
+    return is_quota_error(response)
 
 
 def create_llm_client(settings: Settings) -> LLMClient | None:

@@ -4,9 +4,8 @@ import json
 import re
 from typing import Any, Literal
 
-import httpx
+import httpx2
 
-from app.http_retry import Retryable, is_retryable_status, retry_after_seconds
 from app.llm.errors import LLMCallFailed
 
 JsonMode = Literal["json_schema", "json_object"]
@@ -19,12 +18,8 @@ SCHEMA_REJECTION_MARKERS = ("response_format", "json_schema", "json schema", "st
 FENCED = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL | re.IGNORECASE)
 
 
-class TransientError(LLMCallFailed, Retryable):
-    """A failed attempt worth retrying (429, 5xx, timeout, lost connection)."""
-
-    def __init__(self, message: str, retry_after: float | None = None) -> None:
-        super().__init__(message)
-        self.retry_after = retry_after
+class TransientError(LLMCallFailed):
+    """A failure that may pass (429, 5xx, timeout, lost connection): the SDK's retries ran out."""
 
 
 class QuotaError(LLMCallFailed):
@@ -59,7 +54,7 @@ def schema_instructions(schema: dict[str, Any]) -> str:
     )
 
 
-def error_message(response: httpx.Response) -> str:
+def error_message(response: httpx2.Response) -> str:
     """The error text of a response: code, type and message when it has an OpenAI error body."""
     try:
         error = response.json().get("error")
@@ -70,26 +65,31 @@ def error_message(response: httpx.Response) -> str:
     return str(error) if error else response.text
 
 
-def is_quota_error(response: httpx.Response) -> bool:
+def is_quota_error(response: httpx2.Response) -> bool:
     """402, or a 429 whose error says "quota" (OpenAI: insufficient_quota)."""
     if response.status_code == 402:
         return True
     return response.status_code == 429 and "quota" in error_message(response).lower()
 
 
-def rejects_json_schema(response: httpx.Response) -> bool:
+def rejects_json_schema(response: httpx2.Response) -> bool:
     """Whether a 400/422 blames the response_format (no structured-output support)."""
     text = response.text.lower()
     return response.status_code in (400, 422) and any(m in text for m in SCHEMA_REJECTION_MARKERS)
 
 
-def status_error(response: httpx.Response, mode: JsonMode) -> LLMCallFailed:
+def is_transient_status(status: int) -> bool:
+    """The statuses the SDK retries (a request or lock timeout, 429, 5xx): they may pass."""
+    return status in (408, 409, 429) or status >= 500
+
+
+def status_error(response: httpx2.Response, mode: JsonMode) -> LLMCallFailed:
     """The error for a non-2xx response, quoting the start of its body."""
     message = f"HTTP {response.status_code} from {response.url}: {response.text[:ERROR_BODY_CHARS]}"
     if is_quota_error(response):
         return QuotaError(message)
-    if is_retryable_status(response.status_code):
-        return TransientError(message, retry_after_seconds(response))
+    if is_transient_status(response.status_code):
+        return TransientError(message)
     if mode == "json_schema" and rejects_json_schema(response):
         return SchemaRejected(message)
     return LLMCallFailed(message)

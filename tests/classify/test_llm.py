@@ -27,9 +27,7 @@ def server(server_module: FakeOpenAI) -> FakeOpenAI:
 
 @pytest.fixture
 async def client(server: FakeOpenAI) -> AsyncIterator[LLMClient]:
-    client = LLMClient(
-        base_url=server.base_url, model="fake-chat", max_retries=1, backoff_base_s=0.001
-    )
+    client = LLMClient(base_url=server.base_url, model="fake-chat", max_retries=1)
     yield client
     await client.close()
 

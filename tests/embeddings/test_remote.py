@@ -37,8 +37,6 @@ def make_embedder(server: FakeOpenAI, **overrides) -> OpenAIEmbedder:
         "batch_size": 4,
         "timeout": 2.0,
         "max_retries": 2,
-        "backoff_base": 0.01,
-        "backoff_max": 0.05,
     } | overrides
     return OpenAIEmbedder(**settings)
 
@@ -185,7 +183,6 @@ async def test_connection_refused_is_retried_then_unavailable():
             model="m",
             dimension=DIM,
             max_retries=1,
-            backoff_base=0.01,
         )
         with pytest.raises(EmbedderUnavailable, match="cannot connect"):
             await embedder.embed(["a"])

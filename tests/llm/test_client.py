@@ -34,8 +34,6 @@ def make_client(server: FakeOpenAI, clock: FakeClock, **overrides) -> LLMClient:
         "timeout_s": 2.0,
         "max_retries": 2,
         "circuit_cooldown_s": COOLDOWN,
-        "backoff_base_s": 0.001,
-        "backoff_max_s": 0.01,
         "clock": clock,
     } | overrides
     return LLMClient(**settings)
@@ -151,7 +149,6 @@ async def test_retries_lost_connections(clock):
         base_url=f"http://127.0.0.1:{port}/v1",
         model="fake-chat",
         max_retries=2,
-        backoff_base_s=0.001,
         clock=clock,
     )
 
