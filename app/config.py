@@ -63,7 +63,7 @@ class Settings(BaseSettings):
     embedding_timeout_s: float = Field(30.0, validation_alias="EMBEDDING_TIMEOUT_S")
     embedding_max_retries: int = Field(3, ge=0, validation_alias="EMBEDDING_MAX_RETRIES")
     embedding_threads: int = Field(2, ge=1, validation_alias="EMBEDDING_THREADS")
-    # Embed "[8 May 2023] content" rather than the bare content (see memories/mirror.py).
+    # Embed "[8 May 2023] content" rather than the bare content (see storage/mirror.py).
     embedding_include_date: bool = Field(True, validation_alias="EMBEDDING_INCLUDE_DATE")
 
     # Durable jobs (in the FalkorDB server's Redis). workers: concurrent job slots per kind run

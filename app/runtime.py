@@ -75,6 +75,11 @@ class Runtime:
         return lifecycle_config(self.settings)
 
     @property
+    def ttl_defaults(self) -> dict[str, float]:
+        """Default time-to-live in days per memory type (app/lifecycle/ttl.py)."""
+        return self.lifecycle.ttl_days
+
+    @property
     def enrichment(self) -> EnrichmentConfig:
         return EnrichmentConfig(
             similarity_threshold=self.settings.enrichment_similarity_threshold,

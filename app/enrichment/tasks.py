@@ -20,13 +20,13 @@ from app.jobs.kinds import enqueue_enrichment
 from app.jobs.queue import JobQueue
 from app.jobs.spec import JobContext
 from app.llm import LLMClient
-from app.memories.mirror import vector_payload
 from app.memories.service import VECTOR_COMPONENT, tag_prefixes
 from app.models import Memory, Status, to_iso, utc_now
 from app.nlp import run_nlp
 from app.scope import Scope
 from app.storage import Stores
 from app.storage import enrichment as store
+from app.storage.mirror import vector_payload
 from app.storage.vectors import VectorFilter, VectorPointNotFound
 
 log = logging.getLogger(__name__)

@@ -17,10 +17,10 @@ from app.lifecycle.cluster import ClusterConfig
 from app.lifecycle.policy import ForgetPolicy, decide
 from app.lifecycle.relevance import DEFAULT_HALF_LIVES, Facts, RelevanceConfig, relevance
 from app.lifecycle.ttl import ttl_table
-from app.memories.mirror import vector_payload
 from app.models import Memory, to_iso
 from app.storage import Stores
 from app.storage import lifecycle as store
+from app.storage.mirror import vector_payload
 from app.storage.vectors.base import VectorIndexError, VectorPointNotFound
 
 log = logging.getLogger(__name__)

@@ -5,7 +5,9 @@ from typing import Annotated
 
 from fastapi import Depends, Path, Query
 
+from app.deps import runtime_part
 from app.errors import BadRequest
+from app.lifecycle.ttl import TtlTable
 
 
 async def valid_memory_id(memory_id: Annotated[str, Path(description="The memory's UUID.")]) -> str:
@@ -31,3 +33,7 @@ async def tag_list(
 
 MemoryIdDep = Annotated[str, Depends(valid_memory_id)]
 TagsDep = Annotated[list[str], Depends(tag_list)]
+
+
+# Default time-to-live per memory type, from settings (app/lifecycle/ttl.py).
+TtlDefaultsDep = Annotated[TtlTable, Depends(runtime_part("ttl_defaults"))]

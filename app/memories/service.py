@@ -20,13 +20,13 @@ from app.lifecycle.archive import archive_changes
 from app.lifecycle.ttl import TtlTable, default_ttl
 from app.memories import sequence
 from app.memories.derive import content_hash, tag_prefixes
-from app.memories.mirror import vector_payload, vector_point
 from app.memories.schemas import MemoryCreate, MemoryUpdate
 from app.models import Memory, MemoryType, Status, to_iso, utc_now
 from app.scope import Scope, agent_lineage
 from app.storage import Stores
 from app.storage.graph import new_id
 from app.storage.idempotency import Claim
+from app.storage.mirror import vector_payload, vector_point
 from app.storage.sequences import link_sequences
 
 log = logging.getLogger(__name__)

@@ -13,9 +13,9 @@ from app.embeddings import Embedder, EmbeddingError
 from app.jobs.kinds import enqueue_embedding, enqueue_enrichment
 from app.jobs.queue import JobQueue
 from app.jobs.spec import JobContext
-from app.memories.mirror import embedding_text, vector_point
 from app.models import Memory, Status
 from app.storage import Stores
+from app.storage.mirror import embedding_text, vector_point
 
 log = logging.getLogger(__name__)
 

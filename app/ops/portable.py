@@ -26,7 +26,6 @@ from pydantic import ValidationError
 from app.errors import BadRequest
 from app.jobs.kinds import batches, enqueue_embedding
 from app.memories.derive import content_hash
-from app.memories.mirror import vector_point
 from app.memories.schemas import MemoryCreate
 from app.memories.service import build_memory
 from app.memories.tasks import EmbedDeps
@@ -34,6 +33,7 @@ from app.models import Memory, Status, to_iso, utc_now
 from app.scope import Scope
 from app.storage import portable
 from app.storage.graph import GraphStore, memory_to_properties
+from app.storage.mirror import vector_point
 
 FORMAT = "engram-export"
 VERSION = 1

@@ -17,13 +17,13 @@ from typing import Any
 
 from app.errors import BadRequest, Conflict
 from app.jobs.kinds import batches, enqueue_embedding
-from app.memories.mirror import vector_point
 from app.memories.tasks import EmbedDeps
 from app.models import Memory, Status
 from app.ops import archive
 from app.ops.write_gate import WriteGate
 from app.storage import schema, snapshot
 from app.storage.graph import memory_from_properties
+from app.storage.mirror import vector_point
 
 LOAD_BATCH = 5000
 CHECK_BATCH = 1000

@@ -10,9 +10,9 @@ import logging
 from dataclasses import asdict, dataclass, field
 
 from app.jobs.kinds import enqueue_embedding
-from app.memories.mirror import vector_payload, vector_point
 from app.memories.tasks import EmbedDeps
 from app.models import Memory, Status
+from app.storage.mirror import vector_payload, vector_point
 
 log = logging.getLogger(__name__)
 

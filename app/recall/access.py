@@ -17,9 +17,9 @@ import logging
 from collections import Counter
 from datetime import timedelta
 
-from app.memories.mirror import vector_payload
 from app.models import to_iso, utc_now
 from app.storage.graph import GraphStore, memory_from_properties
+from app.storage.mirror import vector_payload
 from app.storage.vectors import VectorIndex
 
 log = logging.getLogger(__name__)

@@ -9,7 +9,7 @@ So every candidate is checked here with the same meaning as `storage.vectors.des
 import json
 from typing import Any
 
-from app.memories.mirror import label_pairs
+from app.storage.mirror import label_pairs
 from app.storage.vectors import VectorFilter
 
 

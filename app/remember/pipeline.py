@@ -23,7 +23,6 @@ from typing import Any
 from app.embeddings import Embedder
 from app.jobs.queue import JobQueue
 from app.llm import CallBudget, LLMClient, LLMUnavailable
-from app.memories.mirror import embedding_text
 from app.memories.schemas import MemoryCreate, SourceIn
 from app.memories.service import build_memory, mirror_update, store_memories
 from app.models import Layer, Memory, to_iso, utc_now
@@ -36,6 +35,7 @@ from app.remember.rules import extract_facts_by_rules
 from app.scope import Scope
 from app.storage import Stores, sessions
 from app.storage import relations as edges
+from app.storage.mirror import embedding_text
 from app.storage.vectors import VectorFilter
 
 log = logging.getLogger(__name__)

@@ -8,8 +8,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.memories.mirror import embedding_text
 from app.scope import Scope
+from app.storage.mirror import embedding_text
 from app.storage.vectors import VectorDimensionMismatch, VectorFilter
 from tests.conftest import ADMIN_KEY, ALICE_KEY, auth, free_port, running_client, test_settings
 from tests.fake_openai import FakeOpenAI, FakeOpenAIConfig

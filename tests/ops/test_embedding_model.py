@@ -9,11 +9,11 @@ import pytest
 
 from app.embeddings import EmbeddingError
 from app.embeddings.local import MODEL_ID
-from app.memories.mirror import embedding_text
 from app.memories.tasks import EmbedDeps, embed_memories
 from app.ops.embedding_model import adopt_embedding_model
 from app.scope import Scope
 from app.storage import Stores
+from app.storage.mirror import embedding_text
 from app.storage.vectors.edge import MODEL_FILE
 from tests.conftest import ALICE_KEY, auth, running_client, test_settings
 from tests.memories.test_embedding_jobs import FAST_JOBS, embedded, wait_until

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from app.memories.mirror import vector_payload
 from app.models import Memory
+from app.storage.mirror import vector_payload
 from app.storage.vectors import EdgeVectorIndex, VectorPoint
 from app.storage.vectors.base import SHARED_LIVE
 from tests.storage.test_vectors_contract import DIM, axis, flt, payload, point
