@@ -26,7 +26,13 @@ def runtime_part(name: str) -> Callable[[Request], Awaitable[Any]]:
     async def part(request: Request) -> Any:
         return getattr(request.app.state.runtime, name)
 
+    part.runtime_part = name  # type: ignore[attr-defined]  # read by from_runtime()
     return part
+
+
+def from_runtime(call: Callable[..., Any]) -> bool:
+    """Whether a dependency gives a part of the Runtime (a store or a service)."""
+    return hasattr(call, "runtime_part")
 
 
 async def get_stores(request: Request) -> Stores:

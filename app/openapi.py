@@ -14,7 +14,7 @@ from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute
 from pydantic import BaseModel, Field
 
-from app.deps import get_runtime, get_scope, get_stores, optional_principal, require_admin
+from app.deps import from_runtime, get_scope, get_stores, optional_principal, require_admin
 
 # Operation ids are the endpoint functions' names, except where a clearer name is kept here.
 OPERATION_IDS = {
@@ -238,7 +238,7 @@ def _statuses(route: APIRoute, calls: set[Callable[..., Any]]) -> set[int]:
         statuses.add(400)
     if dependant.path_params or _nested_path_params(dependant):
         statuses.update({400, 404})
-    if get_stores in calls or get_runtime in calls:
+    if get_stores in calls or any(from_runtime(call) for call in calls):
         statuses.add(503)
     return statuses - NEVER.get(route.name, set())
 

@@ -27,7 +27,6 @@ from app.models import JSON_PROPERTIES, Memory
 from app.scope import Scope
 from app.storage import compact
 from app.storage.idempotency import Claim, KeyTaken, guarded
-from app.storage.resp import ReadPool
 
 log = logging.getLogger(__name__)
 
@@ -301,16 +300,9 @@ class GraphStore:
         self._db = FalkorDB(connection_pool=self._pool)
         self.graph_name = graph_name
         self._graph = self._db.select_graph(graph_name)
-        # The hot reads (ro_rows) go over lean connections where the URL allows (storage/resp.py).
-        supported = ReadPool.supports(url)
-        self._reads = ReadPool(url, pool_size, timeout_s) if supported else None
 
     async def close(self) -> None:
-        try:
-            if self._reads is not None:
-                await self._reads.close()
-        finally:
-            await self._pool.aclose()
+        await self._pool.aclose()
 
     async def query(self, cypher: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
         """Runs a write query; store outages become StoreUnavailable."""
@@ -337,10 +329,7 @@ class GraphStore:
             "--compact",
         )
         try:
-            if self._reads is not None:
-                reply = await self._reads.execute(*args)
-            else:
-                reply = await self._graph.execute_command(*args)
+            reply = await self._graph.execute_command(*args)
         except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
             raise StoreUnavailable("FalkorDB is unavailable") from exc
         for part in reply:
