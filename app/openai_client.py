@@ -8,6 +8,7 @@ means the quota is used up is not worth retrying for a while).
 """
 
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 import httpx2
 from openai import AsyncOpenAI, DefaultAsyncHttpxClient
@@ -51,7 +52,7 @@ def openai_client(
         if no_retry is not None and await no_retry(response):
             response.headers["x-should-retry"] = "false"  # the SDK's header to stop its retries
 
-    hooks = {
+    hooks: dict[str, list[Callable[..., Any]]] = {
         "request": [attempts.on_request] if attempts else [],
         "response": [mark_no_retry] if no_retry else [],
     }

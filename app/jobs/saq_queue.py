@@ -104,7 +104,8 @@ class KindQueue(RedisQueue):
             job = self.deserialize(raw) if raw else None
             if job is None:  # the record expired or was deleted: drop the id
                 async with self.redis.pipeline(transaction=True) as pipe:
-                    pipe.lrem(self._active, 0, job_id).zrem(self._incomplete, job_id)
+                    pipe.lrem(self._active, 0, job_id)
+                    pipe.zrem(self._incomplete, job_id)
                     await pipe.execute()
             elif job.status == Status.QUEUED:
                 suspects.append(job)
@@ -146,6 +147,7 @@ class KindQueue(RedisQueue):
 
     async def retry(self, job: Job, error: str | None) -> None:
         """saq's retry, with Engram's backoff (saq's is full jitter) and an attempt history."""
+        reason: str | None
         if error in (CANCELLED, SWEPT):  # worker shut down or died: retried at once
             delay, reason = 0.0, REASONS[error]
             if error == SWEPT:

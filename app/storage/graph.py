@@ -262,6 +262,11 @@ def memory_from_properties(props: dict[str, Any]) -> Memory:
     return Memory.model_validate(properties_to_dict(props))
 
 
+def _memories(rows: list[list[Any]]) -> list[Memory]:
+    """The memories of rows whose first column is `properties(m)`."""
+    return [memory_from_properties(row[0]) for row in rows]
+
+
 @dataclass(frozen=True)
 class BrowseFilter:
     """What recall without a query shows (GraphStore.browse)."""
@@ -507,9 +512,7 @@ class GraphStore:
             self.ro_rows(IMPORTANT, {**base, "min_importance": min_importance, "limit": limit}),
             self.ro_rows(RECENT, {**base, "since": since, "limit": limit}),
         )
-        return tuple(
-            [memory_from_properties(row[0]) for row in rows] for rows in (pinned, important, recent)
-        )
+        return _memories(pinned), _memories(important), _memories(recent)
 
     async def tagged(self, scope: Scope, tags: Sequence[str], limit: int) -> list[Memory]:
         """Memories with any of the exact (case-sensitive) tags, most important first."""
