@@ -76,7 +76,7 @@ class Runtime:
 
     @property
     def ttl_defaults(self) -> dict[str, float]:
-        """Default time-to-live in days per memory type (app/lifecycle/ttl.py)."""
+        """Default time-to-live in days per memory type (app/memories/ttl.py)."""
         return self.lifecycle.ttl_days
 
     @property

@@ -7,7 +7,7 @@ from fastapi import Depends, Path, Query
 
 from app.deps import runtime_part
 from app.errors import BadRequest
-from app.lifecycle.ttl import TtlTable
+from app.memories.ttl import TtlTable
 
 
 async def valid_memory_id(memory_id: Annotated[str, Path(description="The memory's UUID.")]) -> str:
@@ -35,5 +35,5 @@ MemoryIdDep = Annotated[str, Depends(valid_memory_id)]
 TagsDep = Annotated[list[str], Depends(tag_list)]
 
 
-# Default time-to-live per memory type, from settings (app/lifecycle/ttl.py).
+# Default time-to-live per memory type, from settings (app/memories/ttl.py).
 TtlDefaultsDep = Annotated[TtlTable, Depends(runtime_part("ttl_defaults"))]
