@@ -13,6 +13,7 @@ weight is named after the bias added to its output (`…attention.self.query.bia
 """
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnx
@@ -66,7 +67,7 @@ class _Graph:
     def weight(self, name: str) -> str:
         return self.constant(name, self.weights[ROOT + name])
 
-    def op(self, op_type: str, inputs: list[str], output: str, **attributes: object) -> str:
+    def op(self, op_type: str, inputs: list[str], output: str, **attributes: Any) -> str:
         domain = "com.microsoft" if op_type in ("Attention", "Gelu") else None
         self.nodes.append(
             helper.make_node(op_type, inputs, [output], name=output, domain=domain, **attributes)

@@ -79,7 +79,8 @@ def components(pairs: Sequence[tuple[str, str]], nodes: Sequence[str]) -> list[l
 
 def extractive_summary(contents: Sequence[str]) -> str:
     """The members' own words: each one's opening, oldest first, within SUMMARY_CHARS."""
-    parts, used = [], 0
+    parts: list[str] = []
+    used = 0
     for text in contents:
         part = " ".join(text.split())
         if len(part) > MEMBER_CHARS:
@@ -105,8 +106,8 @@ async def run_clustering(
     groups: dict[tuple[str, str | None], list[str]] = defaultdict(list)
     for memory_id, owner, agent in rows:
         groups[(owner, agent)].append(memory_id)
-    report = {"candidates": len(rows), "clusters": 0, "created": 0, "updated": 0,
-              "unchanged": 0, "summary_ids": [], "dry_run": dry_run}  # fmt: skip
+    counts = {"clusters": 0, "created": 0, "updated": 0, "unchanged": 0}
+    summary_ids: list[str] = []
     for (owner, agent), ids in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
         if len(ids) < config.min_size:
             continue
@@ -115,12 +116,12 @@ async def run_clustering(
         for cluster in components(pairs, ids):
             if len(cluster) < config.min_size:
                 break
-            report["clusters"] += 1
+            counts["clusters"] += 1
             outcome, summary_id = await summarise(deps, scope, cluster, now, dry_run)
-            report[outcome] += 1
-            if summary_id and len(report["summary_ids"]) < 20:
-                report["summary_ids"].append(summary_id)
-    return report
+            counts[outcome] += 1
+            if summary_id and len(summary_ids) < 20:
+                summary_ids.append(summary_id)
+    return {"candidates": len(rows), **counts, "summary_ids": summary_ids, "dry_run": dry_run}
 
 
 async def similar_pairs(

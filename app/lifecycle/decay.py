@@ -115,7 +115,9 @@ async def run_pass(
     done, after, stamp = Pass(), "", to_iso(now)
     while page := await store.scoring_page(stores.graph, after=after, limit=PAGE, user_id=user_id):
         after = page[-1][0].id
-        scores, archive, delete = [], [], []
+        scores: list[tuple[Memory, dict[str, Any]]] = []
+        archive: list[dict[str, Any]] = []
+        delete: list[dict[str, Any]] = []
         for memory, links in page:
             props = memory.model_dump(mode="json")
             score = relevance(Facts.of(props, links), now, config.relevance)

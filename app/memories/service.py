@@ -190,7 +190,8 @@ async def link_session_turns(stores: Stores, scope: Scope, memories: list[Memory
     in_session = [m for m in memories if m.session_id]
     if not in_session:
         return
-    pairs, firsts, last_seen = [], [], {}
+    pairs, firsts = [], []
+    last_seen: dict[str | None, str] = {}
     for memory in in_session:
         previous = last_seen.get(memory.session_id)
         if previous is None:

@@ -205,16 +205,17 @@ async def dead_letters(jobs: JobsDep, _: AdminDep) -> dict[str, Any]:
 @router.get("/admin/debug/tasks", response_model=TasksResponse)
 async def debug_tasks(_: AdminDep) -> dict[str, Any]:
     """Every asyncio task of this process with where it is waiting (to diagnose stuck jobs)."""
-    tasks = []
+    tasks: list[dict[str, Any]] = []
     for task in asyncio.all_tasks():
         tasks.append({"name": task.get_name(), "done": task.done(), "awaiting": _chain(task)})
     tasks.sort(key=lambda t: t["name"])
     return {"status": "success", "count": len(tasks), "tasks": tasks}
 
 
-def _chain(task: asyncio.Task) -> list[str]:
+def _chain(task: asyncio.Task[Any]) -> list[str]:
     """The coroutine await chain of a task, outermost first, down to what it waits on."""
-    chain, awaitable = [], task.get_coro()
+    chain: list[str] = []
+    awaitable: Any = task.get_coro()
     while awaitable is not None and len(chain) < 50:
         frame = getattr(awaitable, "cr_frame", None) or getattr(awaitable, "gi_frame", None)
         if frame is None:

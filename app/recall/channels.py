@@ -9,6 +9,7 @@ import logging
 import re
 import time
 from dataclasses import dataclass, field
+from typing import cast
 
 from app.embeddings import ChainingEmbedder, Embedder
 from app.storage import Stores
@@ -74,7 +75,8 @@ async def run_channels(
     text = query if "bm25" in channels and query else None
     to_embed = (dense_query or query) if wants_dense and vector is None else None
     if to_embed and _chains(embedder, stores):
-        await _embed_then_search(embedder, stores.vectors, to_embed, text, flt, fetch, run)
+        chaining = cast(ChainingEmbedder, embedder)  # _chains checked both
+        await _embed_then_search(chaining, stores.vectors, to_embed, text, flt, fetch, run)
     else:
         if to_embed:
             vector = await _embed(embedder, to_embed, run)
@@ -95,7 +97,7 @@ def _chains(embedder: Embedder, stores: Stores) -> bool:
 
 
 async def _embed_then_search(
-    embedder: ChainingEmbedder, vectors: BlockingChannelSearch, to_embed: str, text: str | None,
+    embedder: ChainingEmbedder, vectors: VectorIndex, to_embed: str, text: str | None,
     flt: VectorFilter, fetch: int, run: ChannelRun,
 ) -> None:  # fmt: skip
     """The query thread embeds `to_embed`, then searches both indexes: one hand-off instead of
@@ -105,7 +107,8 @@ async def _embed_then_search(
     def search(vector: list[float]) -> tuple[ChannelHits | Exception, float]:
         started = time.perf_counter()
         try:
-            found: ChannelHits | Exception = vectors.search_channels_blocking(
+            blocking = cast(BlockingChannelSearch, vectors)  # _chains checked it
+            found: ChannelHits | Exception = blocking.search_channels_blocking(
                 vector, text, flt, fetch
             )
         except Exception as exc:  # reported on the event loop, below

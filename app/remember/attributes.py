@@ -151,6 +151,8 @@ def supersedes(slot: str, value: str | None, old_slot: str | None, old_value: st
     return old_slot == slot and not same_value(value, old_value)
 
 
-def same_fact(slot: str, value: str | None, old_slot: str | None, old_value: str | None) -> bool:
+def same_fact(
+    slot: str | None, value: str | None, old_slot: str | None, old_value: str | None
+) -> bool:
     """The same attribute and the same value: a repeat that reinforces the old fact."""
     return bool(old_slot) and old_slot == slot and same_value(value, old_value)

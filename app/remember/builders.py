@@ -181,6 +181,8 @@ def favorite_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
 
 
 def birthday_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
+    if c.when is None:
+        return None
     day = c.when.first
     content = f"{c.name}'s birthday is {day.day} {day:%B}"
     fact = make_fact(c, IDENTITY, content, slot="birthday", value=f"{day:%m-%d}")
@@ -188,6 +190,8 @@ def birthday_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
 
 
 def born_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
+    if c.when is None:
+        return None
     exact = c.when.first == c.when.last
     slot, value = ("birth_date", c.when.first.isoformat()) if exact else (None, None)
     return make_fact(c, IDENTITY, dated(c, f"{c.name} was born"), slot=slot, value=value)
@@ -240,7 +244,7 @@ def names_list(raw: str | None) -> str | None:
     """Names joined by "and" ("Rex and Luna"), or None if any part is not a name."""
     parts = re.split(r"\s*,\s*|\s+and\s+", raw or "")
     names = [person_name(part) for part in parts]
-    return " and ".join(names) if raw and all(names) else None
+    return " and ".join(n for n in names if n) if raw and all(names) else None
 
 
 def have_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:

@@ -127,11 +127,14 @@ async def _synthesise(
     deps: RememberDeps, user_id: str, session_id: str, raws: list[Memory], result: Consolidated
 ) -> None:
     """One LLM call turns the new raw facts into consolidated memories (append-only)."""
+    llm = deps.llm
+    if llm is None:
+        raise LLMUnavailable("no LLM is configured")
     earlier = await sessions.consolidated_of_session(deps.stores.graph, user_id, session_id)
-    answer = await deps.llm.chat_json(
+    answer = await llm.chat_json(
         SYNTHESIS_PROMPT, _synthesis_input(raws, earlier), schema=SYNTHESIS_SCHEMA,
         schema_name="consolidated_memories", max_tokens=1500, temperature=0.2,
-        budget=deps.llm.new_budget(),
+        budget=llm.new_budget(),
     )  # fmt: skip
     result.method = "llm"
     outputs = [item for item in answer.get("memories") or [] if isinstance(item, dict)]

@@ -131,7 +131,7 @@ def read_start(p: Predicate) -> list[ExtractedFact]:
     verb = {"VBG": "is starting"}.get(p.verb.tag_, "started")
     titles = p.preps("as")[:1]
     places = (p.preps("at") or [o for t in titles for o in _pobjs(t, "at")])[:1]
-    found = [_title(p, t, f"{verb} as") for t in titles]
+    found: list[ExtractedFact | None] = [_title(p, t, f"{verb} as") for t in titles]
     found += [_employer(p, t, f"{verb} at") for t in places]
     for gerund in p.children("xcomp"):
         if gerund.tag_ == "VBG":

@@ -10,6 +10,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from app.auth import memory_agent
+from app.config import Settings
 from app.deps import JobsDep, ScopeDep, SettingsDep, StoresDep
 from app.errors import NotFound, PayloadTooLarge
 from app.http_idempotency import IdempotencyKey, Reply, respond_once
@@ -93,20 +94,10 @@ async def remember(
     job's id is fixed by the key, so a retry never queues the extraction twice.
     """
     started = time.perf_counter()
-    _check_size(body, settings.remember_max_messages, settings.remember_max_chars)
-    # The agent that facts about the assistant belong to: the body's agent_id, else the
-    # caller's X-Agent-Id (as for POST /memory); 403 for an agent outside the caller's scope.
-    agent = memory_agent(scope, body.agent_id)
-    talk = _conversation(body, scope, agent)
+    talk = _talk(body, settings, scope)
 
     def accepted(job_id: str) -> Reply:
-        response = RememberAccepted(
-            job_id=job_id,
-            session_id=body.session_id,
-            messages=len(body.messages),
-            query_time_ms=round((time.perf_counter() - started) * 1000, 2),
-        )
-        return 202, response.model_dump(mode="json")
+        return 202, _accepted(body, job_id, started).model_dump(mode="json")
 
     async def write(claim: Claim | None) -> Reply:
         await check_rate(jobs.redis, jobs.namespace, scope.user_id,
@@ -125,6 +116,23 @@ async def remember(
         return accepted(job_id)
 
     return await respond_once(request, stores.graph, scope.user_id, idempotency_key, write, again)
+
+
+def _talk(body: RememberRequest, settings: Settings, scope: Scope) -> Conversation:
+    _check_size(body, settings.remember_max_messages, settings.remember_max_chars)
+    # The agent that facts about the assistant belong to: the body's agent_id, else the
+    # caller's X-Agent-Id (as for POST /memory); 403 for an agent outside the caller's scope.
+    agent = memory_agent(scope, body.agent_id)
+    return _conversation(body, scope, agent)
+
+
+def _accepted(body: RememberRequest, job_id: str, started: float) -> RememberAccepted:
+    return RememberAccepted(
+        job_id=job_id,
+        session_id=body.session_id,
+        messages=len(body.messages),
+        query_time_ms=round((time.perf_counter() - started) * 1000, 2),
+    )
 
 
 def _check_size(body: RememberRequest, max_messages: int, max_chars: int) -> None:

@@ -11,6 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
+from uuid import UUID
 
 import numpy
 import qdrant_edge as qe
@@ -139,7 +140,7 @@ class EdgeVectorIndex:
         """Fetch points by id with payload and whether they carry a dense vector."""
         if not ids:
             return {}
-        wanted = [normalise_id(i) for i in ids]
+        wanted: list[int | UUID | str] = [normalise_id(i) for i in ids]
         records = await self._call(lambda s: s.retrieve(wanted, True, [DENSE]))
         return {
             str(r.id): VectorRecord(
@@ -237,14 +238,24 @@ class EdgeVectorIndex:
     async def set_embedding_model(self, model: str) -> None:
         """Written to MODEL_FILE atomically, after everything before it is flushed."""
         record = json.dumps({"model": model})
-        await self._call(lambda s: (s.flush(), write_atomically(self.path / MODEL_FILE, record)))
+
+        def flush_then_record(shard: qe.EdgeShard) -> None:
+            shard.flush()
+            write_atomically(self.path / MODEL_FILE, record)
+
+        await self._call(flush_then_record)
         self._model = model
 
     async def drop_dense(self) -> None:
         """Recreates the dense vector empty, with today's storage type (float16)."""
         drop = qe.UpdateOperation.delete_vector_name(DENSE)
         create = _create_dense(self.dimension)
-        await self._call(lambda s: (s.update(drop), s.update(create)))
+
+        def recreate(shard: qe.EdgeShard) -> None:
+            shard.update(drop)
+            shard.update(create)
+
+        await self._call(recreate)
 
     async def count(self, scope: Scope | None = None) -> int:
         """Exact count of points visible to ``scope`` (all points for None)."""
@@ -259,7 +270,7 @@ class EdgeVectorIndex:
             request = qe.ScrollRequest(
                 offset=offset, limit=batch, with_payload=False, with_vector=False
             )
-            records, offset = await self._call(lambda s, r=request: s.scroll(r))
+            records, offset = await self._call(_scroll(request))
             if records:
                 yield [str(r.id) for r in records]
             if offset is None:
@@ -529,6 +540,11 @@ def _condition(cond: Condition) -> Any:
     raise TypeError(f"unknown filter condition {cond!r}")
 
 
-def _dense_of(vectors: dict | None) -> list[float] | None:
-    dense = (vectors or {}).get(DENSE)
+def _dense_of(vectors: Any) -> list[float] | None:
+    dense = vectors.get(DENSE) if isinstance(vectors, dict) else None
     return [float(x) for x in dense] if dense is not None else None
+
+
+def _scroll(request: qe.ScrollRequest) -> Callable[[qe.EdgeShard], Any]:
+    """The shard call of one scroll page."""
+    return lambda shard: shard.scroll(request)
