@@ -23,7 +23,8 @@ sys.path.insert(0, str(ROOT))
 
 from app.models import Memory, to_iso, utc_now  # noqa: E402
 from app.scope import Scope  # noqa: E402
-from app.storage.graph import GraphStore, new_id  # noqa: E402
+from app.storage.graph import GraphStore  # noqa: E402
+from app.storage.records import new_id  # noqa: E402
 from bench._engram import free_port, percentiles, start_engram, stop_engram, wait_ready  # noqa: E402
 
 

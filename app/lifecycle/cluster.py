@@ -29,7 +29,7 @@ from app.models import Memory, MemoryType, Status, to_iso
 from app.scope import Scope, agent_lineage
 from app.storage import Stores
 from app.storage import lifecycle as store
-from app.storage.graph import new_id
+from app.storage.records import new_id
 from app.storage.vectors.base import VectorFilter
 
 log = logging.getLogger(__name__)

@@ -42,7 +42,7 @@ from app.scope import Scope
 from app.storage import Stores
 from app.storage import fsck as store
 from app.storage import lifecycle as lifecycle_store
-from app.storage.graph import memory_from_properties, properties_to_dict
+from app.storage.records import memory_from_properties, properties_to_dict
 
 ACTOR = "engram:fsck"
 PAGE = 1000

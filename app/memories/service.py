@@ -24,9 +24,9 @@ from app.memories.ttl import TtlTable, default_ttl
 from app.models import Memory, MemoryType, Status, to_iso, utc_now
 from app.scope import Scope, agent_lineage
 from app.storage import Stores
-from app.storage.graph import new_id
 from app.storage.idempotency import Claim
 from app.storage.mirror import vector_payload, vector_point
+from app.storage.records import new_id
 from app.storage.sequences import link_sequences
 
 log = logging.getLogger(__name__)

@@ -15,8 +15,8 @@ import time
 from dataclasses import dataclass
 from typing import Literal
 
+from app.jobs.kinds import SYNC
 from app.jobs.queue import JobQueue
-from app.ops.tasks import SYNC
 from app.storage import Stores
 
 log = logging.getLogger(__name__)

@@ -32,8 +32,9 @@ from app.memories.tasks import EmbedDeps
 from app.models import Memory, Status, to_iso, utc_now
 from app.scope import Scope
 from app.storage import portable
-from app.storage.graph import GraphStore, memory_to_properties
+from app.storage.graph import GraphStore
 from app.storage.mirror import vector_point
+from app.storage.records import memory_to_properties
 
 FORMAT = "engram-export"
 VERSION = 1

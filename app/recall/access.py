@@ -18,8 +18,9 @@ from collections import Counter
 from datetime import timedelta
 
 from app.models import to_iso, utc_now
-from app.storage.graph import GraphStore, memory_from_properties
+from app.storage.graph import GraphStore
 from app.storage.mirror import vector_payload
+from app.storage.records import memory_from_properties
 from app.storage.vectors import VectorIndex
 
 log = logging.getLogger(__name__)

@@ -22,7 +22,7 @@ from app.recall.state import STATE_FIELDS, is_current
 from app.recall.timewindow import parse_time_phrase
 from app.scope import Scope
 from app.storage import Stores
-from app.storage.graph import BrowseFilter, memory_from_properties
+from app.storage.records import BrowseFilter, memory_from_properties
 from app.storage.vectors import VectorFilter
 
 log = logging.getLogger(__name__)

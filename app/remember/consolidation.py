@@ -20,7 +20,7 @@ from app.models import TYPE_ALIASES, Layer, Memory, MemoryType, Status, to_iso, 
 from app.remember.pipeline import RememberDeps
 from app.scope import Scope
 from app.storage import sessions
-from app.storage.graph import new_id
+from app.storage.records import new_id
 
 log = logging.getLogger(__name__)
 

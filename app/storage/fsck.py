@@ -8,7 +8,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from app.scope import Scope
-from app.storage.graph import IN_SCOPE, GraphStore, scope_params
+from app.storage.cypher import IN_SCOPE
+from app.storage.graph import GraphStore
+from app.storage.records import scope_params
 
 OWNER = "($user_id IS NULL OR m.user_id = $user_id)"
 PAGE = """

@@ -8,7 +8,9 @@ from typing import Any
 
 from app.relation_types import REGISTRY
 from app.scope import Scope
-from app.storage.graph import IN_SCOPE, GraphStore, memory_from_properties, scope_params
+from app.storage.cypher import IN_SCOPE
+from app.storage.graph import GraphStore
+from app.storage.records import memory_from_properties, scope_params
 
 A_IN_SCOPE = IN_SCOPE.replace("m.", "a.")
 B_IN_SCOPE = IN_SCOPE.replace("m.", "b.")

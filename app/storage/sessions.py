@@ -9,7 +9,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from app.scope import Scope
-from app.storage.graph import IN_SCOPE, GraphStore, scope_params, to_memory
+from app.storage.cypher import IN_SCOPE
+from app.storage.graph import GraphStore
+from app.storage.records import scope_params, to_memory
 
 TOUCH_SESSION = """
 MERGE (s:Session {user_id: $user_id, session_id: $session_id})

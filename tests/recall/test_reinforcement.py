@@ -2,8 +2,8 @@
 
 import asyncio
 
-from app.storage.graph import memory_from_properties
 from app.storage.mirror import vector_payload
+from app.storage.records import memory_from_properties
 from tests.conftest import ALICE_KEY, auth, running_client, test_settings
 from tests.recall.test_recall import _wait_embedded
 

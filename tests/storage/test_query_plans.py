@@ -13,9 +13,10 @@ import pytest
 from app.relation_types import REGISTRY
 from app.scope import Scope
 from app.storage import compact, relations
+from app.storage import cypher as queries
 from app.storage import enrichment as entities
-from app.storage import graph as queries
-from app.storage.graph import GraphStore, scope_params
+from app.storage.graph import GraphStore
+from app.storage.records import scope_params
 from app.storage.schema import migrate
 
 SCOPE = scope_params(Scope("ann"))

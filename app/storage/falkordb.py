@@ -1,0 +1,128 @@
+"""A FalkorDB graph over a bounded redis-py connection pool: queries, the hot read path,
+server commands and health. Store outages become StoreUnavailable."""
+
+import asyncio
+import copy
+import logging
+import time
+from typing import Any, Self
+
+from falkordb.asyncio import FalkorDB
+from redis.asyncio import BlockingConnectionPool
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from app.errors import StoreUnavailable
+from app.storage import compact
+from app.storage.cypher import INDEXES
+
+log = logging.getLogger(__name__)
+
+
+class FalkorGraph:
+    """One graph of a FalkorDB server, over a bounded connection pool."""
+
+    def __init__(
+        self, url: str, graph_name: str, pool_size: int = 16, timeout_s: float = 30.0
+    ) -> None:
+        self._pool = BlockingConnectionPool.from_url(
+            url, max_connections=pool_size, timeout=10, socket_timeout=timeout_s,
+            socket_connect_timeout=5, decode_responses=True,
+        )  # fmt: skip
+        self._db = FalkorDB(connection_pool=self._pool)
+        self.graph_name = graph_name
+        self._graph = self._db.select_graph(graph_name)
+
+    async def close(self) -> None:
+        await self._pool.aclose()
+
+    async def query(self, cypher: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
+        """Runs a write query; store outages become StoreUnavailable."""
+        return await self._run(self._graph.query, cypher, params)
+
+    async def ro_query(self, cypher: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
+        """Runs a read-only query."""
+        return await self._run(self._graph.ro_query, cypher, params)
+
+    async def _run(self, method: Any, cypher: str, params: dict[str, Any] | None) -> list[list]:
+        try:
+            result = await method(cypher, params or {})
+        except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
+            raise StoreUnavailable("FalkorDB is unavailable") from exc
+        return result.result_set
+
+    async def ro_rows(self, cypher: str, params: dict[str, Any]) -> list[list[Any]]:
+        """A read-only query whose columns are scalars, lists or maps (`properties(m)`, never a
+        node), read by the fast compact reader; for the hot read paths."""
+        args = (
+            "GRAPH.RO_QUERY",
+            self.graph_name,
+            compact.params_header(params) + cypher,
+            "--compact",
+        )
+        try:
+            reply = await self._graph.execute_command(*args)
+        except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
+            raise StoreUnavailable("FalkorDB is unavailable") from exc
+        for part in reply:
+            if isinstance(part, Exception):
+                raise part
+        return compact.rows(reply)
+
+    def on_graph(self, graph_name: str) -> Self:
+        """Another graph of the same server over this store's connections (operator paths:
+        backup copies, restore). Close only the original store, never this view."""
+        view = copy.copy(self)
+        view.graph_name = graph_name
+        view._graph = self._db.select_graph(graph_name)
+        return view
+
+    async def copy_to(self, graph_name: str) -> None:
+        """GRAPH.COPY: a point-in-time copy of this graph (writes go on while it is made)."""
+        await self._run_command(self._graph.copy, graph_name)
+
+    async def delete_graph(self) -> None:
+        """GRAPH.DELETE: this graph, its indexes included."""
+        await self._run_command(self._graph.delete)
+
+    async def rewrite_log(self) -> bool:
+        """BGREWRITEAOF: the append-only file is rewritten from the data as it is now, so what
+        was deleted leaves the disk too. False if the server refused (e.g. one already runs)."""
+        try:
+            await self._db.connection.bgrewriteaof()
+        except (RedisError, OSError):
+            return False
+        return True
+
+    async def _run_command(self, method: Any, *args: Any) -> Any:
+        try:
+            return await method(*args)
+        except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
+            raise StoreUnavailable("FalkorDB is unavailable") from exc
+
+    async def ping(self) -> bool:
+        """True if the server answers; never raises."""
+        try:
+            return bool(await self._db.connection.ping())
+        except (RedisError, OSError):
+            return False
+
+    async def indexes(self) -> list[dict[str, Any]]:
+        """Every index with its status (OPERATIONAL or UNDER CONSTRUCTION)."""
+        rows = await self.ro_query(INDEXES)
+        return [
+            dict(zip(("label", "properties", "types", "status"), row, strict=True)) for row in rows
+        ]
+
+    async def wait_for_indexes(self, timeout_s: float) -> None:
+        """Blocks until FalkorDB reports every index OPERATIONAL (they rebuild after a restart)."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            pending = [i for i in await self.indexes() if i["status"] != "OPERATIONAL"]
+            if not pending:
+                return
+            if time.monotonic() > deadline:
+                raise StoreUnavailable(f"FalkorDB indexes not operational after {timeout_s}s")
+            log.info("waiting for %d FalkorDB index(es) to be built", len(pending))
+            await asyncio.sleep(0.1)
