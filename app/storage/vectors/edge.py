@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
 from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -13,31 +12,20 @@ from pathlib import Path
 from typing import Any, TypeVar
 from uuid import UUID
 
-import numpy
 import qdrant_edge as qe
 
 from app.scope import Scope
 from app.storage.vectors.base import (
     DENSE,
-    PAYLOAD_INDEXES,
     RRF_K,
     SHARED_LIVE,
     SPARSE,
     ChannelHits,
-    Clause,
-    Condition,
-    FieldAny,
-    FieldEmpty,
-    FieldEquals,
-    FieldTimeRange,
-    IdIn,
-    PayloadIndexSpec,
     VectorDimensionMismatch,
     VectorFilter,
     VectorHit,
     VectorIndexError,
     VectorPoint,
-    VectorPointNotFound,
     VectorRecord,
     check_vector,
     describe_filter,
@@ -45,16 +33,29 @@ from app.storage.vectors.base import (
     prefetch_limit,
     scope_clause,
 )
-from app.storage.vectors.bm25 import SparseTerms, document_terms, query_terms
+from app.storage.vectors.bm25 import query_terms
+from app.storage.vectors.edge_shard import (
+    DENSE_DATATYPE,
+    LACKING_SHARED_LIVE,
+    create_dense,
+    dense_of,
+    edge_filter,
+    edge_sparse,
+    ensure_payload_indexes,
+    fill_shared_live,
+    flush_and_close,
+    overwrite_payload_sync,
+    query_batch_sync,
+    scroll_page,
+    upsert_sync,
+    write_atomically,
+)
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
 CONFIG_FILE = "edge_config.json"
 # Engram's record of the model that made the dense vectors (Edge has no collection metadata).
 MODEL_FILE = "engram_embedding_model.json"
-# Dense vectors are stored as float16: the exact search reads half the memory, faster, and
-# returns the same top results; scores move in the third decimal.
-DENSE_DATATYPE = qe.VectorStorageDatatype.Float16
 STORED_DATATYPES = {
     "float32": qe.VectorStorageDatatype.Float32,
     "float16": qe.VectorStorageDatatype.Float16,
@@ -64,7 +65,6 @@ STORED_DATATYPES = {
 # shorter (compared side by side with `bench/recall_ab.py`).
 SEARCH_THREADS = 1
 HEALTH_TIMEOUT_S = 5.0
-UPSERT_CHUNK = 512
 
 
 class EdgeVectorIndex:
@@ -100,7 +100,7 @@ class EdgeVectorIndex:
             return
         shard, self._shard = self._shard, None
         if shard is not None:
-            await self._run(_flush_and_close, shard)
+            await self._run(flush_and_close, shard)
         self._executor.shutdown(wait=True)
         self._executor = None
 
@@ -123,12 +123,12 @@ class EdgeVectorIndex:
         if not points:
             return
         checked = [self._checked(p) for p in points]
-        await self._call(partial(_upsert_sync, checked))
+        await self._call(partial(upsert_sync, checked))
 
     async def set_payload(self, point_id: str, payload: dict) -> None:
         """Overwrite the whole payload of an existing point."""
         pid = normalise_id(point_id)
-        await self._call(partial(_overwrite_payload_sync, pid, payload))
+        await self._call(partial(overwrite_payload_sync, pid, payload))
 
     async def delete(self, ids: Sequence[str]) -> None:
         """Delete points; unknown ids are ignored."""
@@ -144,7 +144,7 @@ class EdgeVectorIndex:
         records = await self._call(lambda s: s.retrieve(wanted, True, [DENSE]))
         return {
             str(r.id): VectorRecord(
-                str(r.id), r.payload or {}, DENSE in (r.vector or {}), _dense_of(r.vector)
+                str(r.id), r.payload or {}, DENSE in (r.vector or {}), dense_of(r.vector)
             )
             for r in records
         }
@@ -163,7 +163,7 @@ class EdgeVectorIndex:
         terms = query_terms(text)
         if terms is None:
             return []
-        query = qe.Query.Nearest(_sparse(terms), using=SPARSE)
+        query = qe.Query.Nearest(edge_sparse(terms), using=SPARSE)
         return await self._query(limit, flt, with_payload, query=query)
 
     async def search_hybrid(
@@ -176,12 +176,12 @@ class EdgeVectorIndex:
     ) -> list[VectorHit]:
         """Dense and sparse prefetches fused with RRF inside the engine."""
         dense = check_vector(vector, self.dimension)
-        engine_filter = _filter(describe_filter(flt, shared_live=True))
+        engine_filter = edge_filter(describe_filter(flt, shared_live=True))
         size = prefetch_limit(limit, prefetch)
         queries = [qe.Query.Nearest(dense, using=DENSE)]
         terms = query_terms(text)
         if terms is not None:
-            queries.append(qe.Query.Nearest(_sparse(terms), using=SPARSE))
+            queries.append(qe.Query.Nearest(edge_sparse(terms), using=SPARSE))
         stages = [qe.Prefetch(limit=size, query=q, filter=engine_filter) for q in queries]
         return await self._query(limit, flt, query=qe.Fusion.Rrf(k=RRF_K), prefetches=stages)
 
@@ -215,20 +215,20 @@ class EdgeVectorIndex:
         self, vector: list[float] | None, text: str | None, flt: VectorFilter, limit: int,
         shard: qe.EdgeShard,
     ) -> ChannelHits:  # fmt: skip
-        engine_filter = _filter(describe_filter(flt, shared_live=True))
+        engine_filter = edge_filter(describe_filter(flt, shared_live=True))
         queries: dict[str, Any] = {}
         if vector is not None:
             queries[DENSE] = qe.Query.Nearest(check_vector(vector, self.dimension), using=DENSE)
         terms = query_terms(text) if text else None
         if terms is not None:
-            queries[SPARSE] = qe.Query.Nearest(_sparse(terms), using=SPARSE)
+            queries[SPARSE] = qe.Query.Nearest(edge_sparse(terms), using=SPARSE)
         found: dict[str, list[VectorHit]] = {}
         if queries and limit > 0:
             requests = [
                 qe.QueryRequest(limit=limit, filter=engine_filter, with_payload=False, query=q)
                 for q in queries.values()
             ]
-            found = dict(zip(queries, _query_batch_sync(requests, shard), strict=True))
+            found = dict(zip(queries, query_batch_sync(requests, shard), strict=True))
         return ChannelHits.of(found, dense_asked=vector is not None, sparse_asked=text is not None)
 
     async def embedding_model(self) -> str | None:
@@ -249,7 +249,7 @@ class EdgeVectorIndex:
     async def drop_dense(self) -> None:
         """Recreates the dense vector empty, with today's storage type (float16)."""
         drop = qe.UpdateOperation.delete_vector_name(DENSE)
-        create = _create_dense(self.dimension)
+        create = create_dense(self.dimension)
 
         def recreate(shard: qe.EdgeShard) -> None:
             shard.update(drop)
@@ -259,7 +259,7 @@ class EdgeVectorIndex:
 
     async def count(self, scope: Scope | None = None) -> int:
         """Exact count of points visible to ``scope`` (all points for None)."""
-        engine_filter = None if scope is None else _filter(scope_clause(scope))
+        engine_filter = None if scope is None else edge_filter(scope_clause(scope))
         request = qe.CountRequest(exact=True, filter=engine_filter)
         return await self._call(lambda s: s.count(request))
 
@@ -270,7 +270,7 @@ class EdgeVectorIndex:
             request = qe.ScrollRequest(
                 offset=offset, limit=batch, with_payload=False, with_vector=False
             )
-            records, offset = await self._call(_scroll(request))
+            records, offset = await self._call(scroll_page(request))
             if records:
                 yield [str(r.id) for r in records]
             if offset is None:
@@ -289,7 +289,7 @@ class EdgeVectorIndex:
             return []
         request = qe.QueryRequest(
             limit=limit,
-            filter=_filter(describe_filter(flt, shared_live=True)),
+            filter=edge_filter(describe_filter(flt, shared_live=True)),
             with_payload=with_payload,
             **kwargs,
         )
@@ -328,7 +328,7 @@ class EdgeVectorIndex:
             self.path.mkdir(parents=True, exist_ok=True)
             shard = qe.EdgeShard.create(str(self.path), self._config())
         try:
-            _ensure_payload_indexes(shard)
+            ensure_payload_indexes(shard)
             self._complete_shared_live(shard)
         except BaseException:
             shard.close()
@@ -339,14 +339,14 @@ class EdgeVectorIndex:
         """Fills SHARED_LIVE in where it is missing: on a shard from an earlier release, or one
         an earlier release wrote to since. Checked at every open (one indexed count), before the
         shard is handed out, so every search (all filter by SHARED_LIVE) finds it complete."""
-        missing = shard.count(qe.CountRequest(exact=True, filter=_filter(_LACKING_SHARED_LIVE)))
+        missing = shard.count(qe.CountRequest(exact=True, filter=edge_filter(LACKING_SHARED_LIVE)))
         if not missing:
             return
         log.warning(
             "Edge shard %s: filling in %s on %d points written by an earlier release",
             self.path, SHARED_LIVE, missing,
         )  # fmt: skip
-        _fill_shared_live(shard, missing)
+        fill_shared_live(shard, missing)
         shard.flush()
 
     def _load_sync(self) -> qe.EdgeShard:
@@ -372,7 +372,7 @@ class EdgeVectorIndex:
         leaves a shard without one: it opens as stored and gets it back, empty. Its recorded
         model is still the old one, so the start re-embeds everything, as the switch intended."""
         shard = qe.EdgeShard.load(str(self.path), None)
-        shard.update(_create_dense(self.dimension))
+        shard.update(create_dense(self.dimension))
         return shard
 
     def _stored_dense(self) -> dict[str, Any]:
@@ -392,159 +392,3 @@ class EdgeVectorIndex:
             return json.loads((self.path / MODEL_FILE).read_text())["model"]
         except FileNotFoundError:
             return None
-
-
-def _create_dense(dimension: int) -> qe.UpdateOperation:
-    """The operation that adds an empty dense vector of today's storage type."""
-    return qe.UpdateOperation.create_dense_vector(
-        DENSE, dimension, qe.Distance.Cosine, datatype=DENSE_DATATYPE
-    )
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Replaces `path` with `text` so that a crash leaves the old file or the new, never half."""
-    partial_file = path.with_name(path.name + ".tmp")
-    with partial_file.open("w") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(partial_file, path)
-    directory = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(directory)  # the rename itself survives a power loss
-    finally:
-        os.close(directory)
-
-
-def _flush_and_close(shard: qe.EdgeShard) -> None:
-    """Persist everything and release the WAL lock."""
-    try:
-        shard.flush()
-    finally:
-        shard.close()
-
-
-def _upsert_sync(points: list[VectorPoint], shard: qe.EdgeShard) -> None:
-    """Embed texts and upsert in chunks (runs on the shard thread)."""
-    for start in range(0, len(points), UPSERT_CHUNK):
-        chunk = [_point(p) for p in points[start : start + UPSERT_CHUNK]]
-        shard.update(qe.UpdateOperation.upsert_points(chunk))
-
-
-def _overwrite_payload_sync(point_id: str, payload: dict, shard: qe.EdgeShard) -> None:
-    """Overwrite a payload, raising VectorPointNotFound for an unknown id."""
-    if not shard.retrieve([point_id], False, False):
-        raise VectorPointNotFound(f"no vector point {point_id}")
-    shard.update(qe.UpdateOperation.overwrite_payload([point_id], payload))
-
-
-def _ensure_payload_indexes(shard: qe.EdgeShard) -> None:
-    """Create the payload indexes the shard does not have yet."""
-    existing = shard.info().payload_schema
-    for spec in PAYLOAD_INDEXES:
-        if spec.field not in existing:
-            shard.update(qe.UpdateOperation.create_field_index(spec.field, _index_schema(spec)))
-
-
-# Points an agent-less caller may see (no agent lineage, not archived) without SHARED_LIVE.
-_LACKING_SHARED_LIVE = Clause(
-    must=(FieldEmpty(SHARED_LIVE), FieldEmpty("agent_lineage")),
-    must_not=(FieldEquals("archived", True),),
-)
-
-
-def _fill_shared_live(shard: qe.EdgeShard, missing: int) -> None:
-    """Writes SHARED_LIVE as vector_payload would on the `missing` points that lack it: per
-    user, the user's id. Idempotent, so a crash halfway only means doing it again at the next
-    open."""
-    lacking = _filter(_LACKING_SHARED_LIVE)
-    users = shard.facet(qe.FacetRequest("user_id", limit=missing, exact=True, filter=lacking))
-    for hit in users.hits:
-        user = str(hit.value)
-        owned = Clause(
-            must=(FieldEquals("user_id", user), *_LACKING_SHARED_LIVE.must),
-            must_not=_LACKING_SHARED_LIVE.must_not,
-        )
-        shard.update(qe.UpdateOperation.set_payload_by_filter(_filter(owned), {SHARED_LIVE: user}))
-
-
-def _index_schema(spec: PayloadIndexSpec) -> qe.PayloadSchemaType | qe.KeywordIndexParams:
-    """Engine schema for one payload index."""
-    if spec.is_tenant:
-        return qe.KeywordIndexParams(is_tenant=True)
-    return {
-        "keyword": qe.PayloadSchemaType.Keyword,
-        "bool": qe.PayloadSchemaType.Bool,
-        "float": qe.PayloadSchemaType.Float,
-        "datetime": qe.PayloadSchemaType.Datetime,
-    }[spec.kind]
-
-
-def _point(point: VectorPoint) -> qe.Point:
-    """Engine point: dense (if any) plus BM25 of the text (if it has tokens)."""
-    vectors: dict[str, Any] = {}
-    if point.dense is not None:
-        vectors[DENSE] = point.dense
-    terms = document_terms(point.text)
-    if terms is not None:
-        vectors[SPARSE] = _sparse(terms)
-    return qe.Point(id=point.id, vector=vectors, payload=point.payload)
-
-
-def _query_batch_sync(
-    requests: list[qe.QueryRequest], shard: qe.EdgeShard
-) -> list[list[VectorHit]]:
-    """Runs off the event loop; the hits are mapped there too (their ids are UUID objects)."""
-    found = shard.query_batch(qe.QueryBatchRequest(requests))
-    return [[VectorHit(str(p.id), float(p.score), {}) for p in points] for points in found]
-
-
-def _sparse(terms: SparseTerms) -> qe.SparseVector:
-    """Engine sparse vector."""
-    return qe.SparseVector(indices=terms.indices, values=terms.values)
-
-
-def _filter(clause: Clause) -> qe.Filter:
-    """Translate the shared clause into an Edge Filter."""
-    return qe.Filter(
-        must=[_condition(c) for c in clause.must] or None,
-        should=[_condition(c) for c in clause.should] or None,
-        must_not=[_condition(c) for c in clause.must_not] or None,
-    )
-
-
-def _match_value(value: str | bool) -> Any:
-    """Value for ``MatchValue``, keeping booleans boolean."""
-    if isinstance(value, bool):
-        # qdrant_edge 0.9 extracts str | int | bool in that order, so a Python bool becomes the
-        # integer 1/0 and never matches a boolean payload; numpy.bool_ is not an int.
-        return numpy.bool_(value)
-    return value
-
-
-def _condition(cond: Condition) -> Any:
-    """Translate one shared condition."""
-    match cond:
-        case FieldEquals(key, value):
-            return qe.FieldCondition(key=key, match=qe.MatchValue(_match_value(value)))
-        case FieldAny(key, values):
-            return qe.FieldCondition(key=key, match=qe.MatchAny(list(values)))
-        case FieldEmpty(key):
-            return qe.IsEmptyCondition(key)
-        case FieldTimeRange(key, gte, lte):
-            return qe.FieldCondition(key=key, range=qe.RangeDateTime(gte=gte, lte=lte))
-        case IdIn(ids):
-            return qe.HasIdCondition(set(ids))
-        case Clause():
-            return _filter(cond)
-    raise TypeError(f"unknown filter condition {cond!r}")
-
-
-def _dense_of(vectors: Any) -> list[float] | None:
-    dense = vectors.get(DENSE) if isinstance(vectors, dict) else None
-    return [float(x) for x in dense] if dense is not None else None
-
-
-def _scroll(request: qe.ScrollRequest) -> Callable[[qe.EdgeShard], Any]:
-    """The shard call of one scroll page."""
-    return lambda shard: shard.scroll(request)
