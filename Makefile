@@ -40,6 +40,8 @@ test-fast: install
 lint: install
 	$(VENV)/bin/ruff check app migrations scripts tests bench
 	$(VENV)/bin/ruff format --check app migrations scripts tests bench
+	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy
 
 format: install
 	$(VENV)/bin/ruff format app migrations scripts tests bench

@@ -584,6 +584,7 @@ async def _as_of(
     Past states have no vectors (only current content is embedded), so this path ranks by the
     graph's full-text index alone and says so in `degraded`.
     """
+    assert params.as_of is not None  # the caller takes this path only with as_of
     stamp = to_iso(params.as_of)
     candidates: dict[str, tuple[Memory, float]] = {}
     for query in queries:
