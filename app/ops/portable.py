@@ -25,9 +25,9 @@ from pydantic import ValidationError
 
 from app.errors import BadRequest
 from app.jobs.kinds import batches, enqueue_embedding
+from app.memories.build import build_memory
 from app.memories.derive import content_hash
 from app.memories.schemas import MemoryCreate
-from app.memories.service import build_memory
 from app.memories.tasks import EmbedDeps
 from app.models import Memory, Status, to_iso, utc_now
 from app.scope import Scope

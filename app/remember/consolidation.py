@@ -14,8 +14,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from app.llm import LLMUnavailable
+from app.memories.build import build_memory
 from app.memories.schemas import MemoryCreate, SourceIn
-from app.memories.service import build_memory, store_memories
+from app.memories.service import store_memories
 from app.models import TYPE_ALIASES, Layer, Memory, MemoryType, Status, to_iso, utc_now
 from app.remember.pipeline import RememberDeps
 from app.scope import Scope

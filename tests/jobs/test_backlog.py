@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
+from app.memories.build import build_memory
 from app.memories.schemas import MemoryCreate
-from app.memories.service import build_memory
 from app.models import utc_now
 from app.scope import Scope
 from app.wiring import schedule
