@@ -13,12 +13,10 @@ next claim (at most SWEEP at a time), so they never pile up.
 
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from app.models import to_iso
-
-if TYPE_CHECKING:
-    from app.storage.graph import GraphStore
+from app.storage.falkordb import FalkorGraph
 
 TTL_HOURS = 24
 SWEEP = 100
@@ -86,13 +84,13 @@ def guarded(cypher: str) -> str:
     return _CLAIM + cypher
 
 
-async def claim(graph: "GraphStore", claim: Claim) -> None:
+async def claim(graph: FalkorGraph, claim: Claim) -> None:
     """Claims the key on its own; KeyTaken if it is live already."""
     if not await graph.query(CLAIM_ALONE, claim.params()):
         raise KeyTaken(claim.key)
 
 
-async def lookup(graph: "GraphStore", user_id: str, key: str, now: datetime) -> Found | None:
+async def lookup(graph: FalkorGraph, user_id: str, key: str, now: datetime) -> Found | None:
     rows = await graph.ro_query(LOOKUP, {"user_id": user_id, "key": key, "now": to_iso(now)})
     if not rows:
         return None
@@ -100,6 +98,6 @@ async def lookup(graph: "GraphStore", user_id: str, key: str, now: datetime) -> 
     return Found(fingerprint, list(refs or []), status, response)
 
 
-async def record(graph: "GraphStore", claim: Claim, status: int, response: str) -> None:
+async def record(graph: FalkorGraph, claim: Claim, status: int, response: str) -> None:
     params = {"user_id": claim.user_id, "key": claim.key, "now": to_iso(claim.at)}
     await graph.query(RECORD, {**params, "status": status, "response": response})
