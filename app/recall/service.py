@@ -7,7 +7,7 @@ stale or foreign point in the vector index can never surface. Results leave in s
 import asyncio
 import logging
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -17,7 +17,7 @@ from app.models import Memory, to_iso, utc_now
 from app.recall import decompose, evidence, expansion, filters, rank
 from app.recall.channels import WORD, run_channels
 from app.recall.names import query_names, without_names
-from app.recall.params import RecallParams
+from app.recall.params import RecallRequest
 from app.recall.state import STATE_FIELDS, is_current
 from app.recall.timewindow import parse_time_phrase
 from app.scope import Scope
@@ -82,7 +82,7 @@ class RecallOutcome:
 
 
 def time_window(
-    params: RecallParams, now: datetime
+    params: RecallRequest, now: datetime
 ) -> tuple[tuple[datetime, datetime] | None, bool]:
     """start/end win over time_query (AutoMem); an unknown phrase is reported, not ignored."""
     if params.start or params.end:
@@ -93,7 +93,7 @@ def time_window(
     return None, True
 
 
-def vector_filter(scope: Scope, params: RecallParams, window: tuple | None) -> VectorFilter:
+def vector_filter(scope: Scope, params: RecallRequest, window: tuple | None) -> VectorFilter:
     """Tags, labels, types, layers, roles and time pushed down into the vector index."""
     lowered = [t.lower() for t in params.tags]
     prefix = params.tag_match == "prefix"
@@ -120,7 +120,7 @@ def _canonical_types(names: list[str]) -> list[str] | None:
 
 
 async def recall(
-    *, stores: Stores, embedder: Embedder, scope: Scope, params: RecallParams, config: RecallConfig
+    *, stores: Stores, embedder: Embedder, scope: Scope, params: RecallRequest, config: RecallConfig
 ) -> RecallOutcome:
     """Runs a recall and returns ordered hits with their score components."""
     started = time.perf_counter()
@@ -150,7 +150,7 @@ def _add_timings(into: dict[str, float], more: dict[str, float]) -> None:
         into[step] = round(into.get(step, 0.0) + elapsed, 2)
 
 
-def _queries(params: RecallParams) -> list[str]:
+def _queries(params: RecallRequest) -> list[str]:
     """The query, the extra `queries` and, with auto_decompose, the query's sub-queries; each
     once."""
     extra = decompose.sub_queries(params.query) if params.auto_decompose else []
@@ -158,7 +158,7 @@ def _queries(params: RecallParams) -> list[str]:
 
 
 async def _fall_back_outside_tags(
-    stores: Stores, embedder: Embedder, scope: Scope, params: RecallParams,
+    stores: Stores, embedder: Embedder, scope: Scope, params: RecallRequest,
     config: RecallConfig, queries: list[str], now: datetime, window: tuple | None,
     outcome: RecallOutcome,
 ) -> None:  # fmt: skip
@@ -168,8 +168,8 @@ async def _fall_back_outside_tags(
     missing = params.limit - len(seeds) - outcome.cut
     if not (params.scope_fallback and params.tags and missing > 0):
         return
-    wider = replace(params, tags=[], scope_fallback=False, expand_relations=False,
-                    expand_entities=False)  # fmt: skip
+    narrowing = {"tags": [], "scope_fallback": False, "expand_relations": False}
+    wider = params.model_copy(update={**narrowing, "expand_entities": False})
     found = await _search(
         stores, embedder, scope, wider, config, vector_filter(scope, wider, window), queries, now
     )
@@ -184,7 +184,7 @@ async def _fall_back_outside_tags(
 
 
 async def _put_priority_first(
-    stores: Stores, scope: Scope, params: RecallParams, now: datetime, outcome: RecallOutcome
+    stores: Stores, scope: Scope, params: RecallRequest, now: datetime, outcome: RecallOutcome
 ) -> None:
     """priority_ids: the current ones in scope are guaranteed the first places (within limit)."""
     if not params.priority_ids:
@@ -220,7 +220,7 @@ class _Pool:
 
 
 async def _search(
-    stores: Stores, embedder: Embedder, scope: Scope, params: RecallParams, config: RecallConfig,
+    stores: Stores, embedder: Embedder, scope: Scope, params: RecallRequest, config: RecallConfig,
     flt: VectorFilter, queries: list[str], now: datetime,
 ) -> RecallOutcome:  # fmt: skip
     """Searches every query's channels, reads the best candidates from the graph, then scores,
@@ -262,7 +262,7 @@ async def _search(
     )  # fmt: skip
 
 
-def thresholds(params: RecallParams, config: RecallConfig) -> evidence.Thresholds:
+def thresholds(params: RecallRequest, config: RecallConfig) -> evidence.Thresholds:
     """The floor and gate of a request (its relevance_floor, else the configured one)."""
     floor = config.relevance_floor if params.relevance_floor is None else params.relevance_floor
     return evidence.Thresholds(floor=floor, gate=max(config.relevance_gate, floor))
@@ -305,7 +305,7 @@ async def _add_whole_query_vectors(pool: _Pool) -> None:
 
 
 async def _candidates(
-    stores: Stores, embedder: Embedder, params: RecallParams, config: RecallConfig,
+    stores: Stores, embedder: Embedder, params: RecallRequest, config: RecallConfig,
     flt: VectorFilter, queries: list[str],
 ) -> _Pool:  # fmt: skip
     """Runs each query's channels and fuses their hits into one pool."""
@@ -337,13 +337,13 @@ async def _candidates(
     return pool
 
 
-def uses_adaptive_floor(params: RecallParams) -> bool:
+def uses_adaptive_floor(params: RecallRequest) -> bool:
     """adaptive_floor applies to score order only (a time order has no score gaps to cut at)."""
     return params.adaptive_floor and params.sort == "score"
 
 
 async def _expansions(
-    stores: Stores, scope: Scope, seeds: list[Hit], params: RecallParams, now: datetime
+    stores: Stores, scope: Scope, seeds: list[Hit], params: RecallRequest, now: datetime
 ) -> list[Hit]:
     """Neighbours of the seeds over relationships (expand_relations), then memories sharing an
     entity with them (expand_entities), appended after the seeds."""
@@ -441,7 +441,7 @@ SHORTLIST_MIN = 30
 def _shortlist(
     best: dict[str, tuple[rank.Candidate, str, list[str]]],
     fused: dict[str, float],
-    params: RecallParams,
+    params: RecallRequest,
 ) -> list[str]:
     """The candidates worth reading from the graph: the best by fused match.
 
@@ -454,12 +454,12 @@ def _shortlist(
     return ordered[: _shortlist_size(params)]
 
 
-def _shortlist_size(params: RecallParams) -> int:
+def _shortlist_size(params: RecallRequest) -> int:
     return max(params.limit * SHORTLIST_FACTOR, SHORTLIST_MIN)
 
 
 def _current_state(
-    facts: dict[str, dict], params: RecallParams, now: datetime
+    facts: dict[str, dict], params: RecallRequest, now: datetime
 ) -> tuple[dict[str, dict], dict[str, dict]]:
     """current: hides archived, decayed, not-yet-valid and no-longer-valid memories.
 
@@ -478,7 +478,7 @@ def _current_state(
 
 
 async def _replacements(
-    stores: Stores, scope: Scope, replaced: list[str], params: RecallParams, now: datetime
+    stores: Stores, scope: Scope, replaced: list[str], params: RecallRequest, now: datetime
 ) -> dict[str, Memory]:
     """current: a superseded memory (one with a successor) gives way to the current head of
     its replacement chain."""
@@ -498,7 +498,7 @@ def _score(
     fused: dict[str, float],
     visible: dict[str, dict],
     heads: dict[str, Memory],
-    params: RecallParams,
+    params: RecallRequest,
     config: RecallConfig,
     now: datetime,
     judged: dict[str, evidence.Evidence],
@@ -567,7 +567,7 @@ def _match_type(candidate: rank.Candidate) -> str:
     return "context"
 
 
-def _order(hits: list[Hit], params: RecallParams) -> list[Hit]:
+def _order(hits: list[Hit], params: RecallRequest) -> list[Hit]:
     if params.sort in SORT_KEYS:
         key, reverse = SORT_KEYS[params.sort]
         return sorted(hits, key=lambda h: getattr(h.memory, key) or "", reverse=reverse)
@@ -577,7 +577,7 @@ def _order(hits: list[Hit], params: RecallParams) -> list[Hit]:
 
 
 async def _as_of(
-    stores: Stores, scope: Scope, params: RecallParams, config: RecallConfig, queries: list[str]
+    stores: Stores, scope: Scope, params: RecallRequest, config: RecallConfig, queries: list[str]
 ) -> RecallOutcome:
     """What the store held at `as_of`: live memories and revisions, by keyword.
 
@@ -618,7 +618,7 @@ def as_of_hits(ranked: list[tuple[Memory, float]]) -> list[Hit]:
 
 
 async def _browse(
-    stores: Stores, params: RecallParams, flt: VectorFilter, now: datetime
+    stores: Stores, params: RecallRequest, flt: VectorFilter, now: datetime
 ) -> RecallOutcome:
     """No query: the most important memories in the tag scope and time window, of the types,
     layers and roles asked for, in the state asked for (the search's filter, `flt`, except that
