@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 # archive's old mtime, so it cannot serve as make's target itself).
 FALKOR_MODULE := $(VENV)/falkordb/.installed
 
-.PHONY: install run worker test test-fast lint format bench clean
+.PHONY: install run worker test test-fast fuzz lint format bench clean
 
 install: $(STAMP) $(FALKOR_MODULE)
 
@@ -36,6 +36,10 @@ test: install
 
 test-fast: install
 	$(PY) -m pytest -q -m "not integration"
+
+# Schemathesis against a live instance (part of `make test` too); ENGRAM_FUZZ_EXAMPLES=200 digs deeper.
+fuzz: install
+	$(PY) -m pytest -q -s tests/hardening/test_fuzz.py
 
 lint: install
 	$(VENV)/bin/ruff check app migrations scripts tests bench

@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from app.embeddings import Embedder
+from app.errors import BadRequest
 from app.memories.fields import parse_type
 from app.models import Memory, to_iso, utc_now
 from app.recall import decompose, evidence, expansion, filters, rank
@@ -116,7 +117,10 @@ def vector_filter(scope: Scope, params: RecallRequest, window: tuple | None) -> 
 
 
 def _canonical_types(names: list[str]) -> list[str] | None:
-    return [parse_type(n).value for n in names] or None
+    try:
+        return [parse_type(n).value for n in names] or None
+    except ValueError as exc:
+        raise BadRequest(f"Invalid 'type': {exc}") from None
 
 
 async def recall(
