@@ -42,12 +42,12 @@ fuzz: install
 	$(PY) -m pytest -q -s tests/hardening/test_fuzz.py
 
 lint: install
-	$(VENV)/bin/ruff check app migrations scripts tests bench
-	$(VENV)/bin/ruff format --check app migrations scripts tests bench
+	$(VENV)/bin/ruff check app migrations scripts tests bench integrations
+	$(VENV)/bin/ruff format --check app migrations scripts tests bench integrations
 
 format: install
-	$(VENV)/bin/ruff format app migrations scripts tests bench
-	$(VENV)/bin/ruff check --fix app migrations scripts tests bench
+	$(VENV)/bin/ruff format app migrations scripts tests bench integrations
+	$(VENV)/bin/ruff check --fix app migrations scripts tests bench integrations
 
 bench: install
 	$(PY) bench/crud_latency.py
