@@ -24,8 +24,8 @@ from app.ops.drift import DriftMonitor
 from app.ops.embedding_model import adopt_embedding_model
 from app.ops.tasks import SYNC
 from app.recall.access import AccessRecorder
+from app.recall.outcome import RecallConfig
 from app.recall.rank import Weights
-from app.recall.service import RecallConfig
 from app.remember.pipeline import RememberConfig
 from app.remember.tasks import RAW_RETENTION
 from app.storage import Stores

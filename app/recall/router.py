@@ -15,8 +15,9 @@ from app.metrics import observe_recall_steps
 from app.models import to_iso
 from app.recall import params as recall_params
 from app.recall import service
+from app.recall.outcome import Hit, RecallOutcome, describe
 from app.recall.params import RecallRequest
-from app.recall.service import RecallOutcome
+from app.recall.select import uses_adaptive_floor
 
 router = APIRouter(tags=["recall"])
 
@@ -142,11 +143,11 @@ def _response(params: recall_params.RecallRequest, outcome: RecallOutcome, floor
         "tag_match": params.tag_match,
         "state_filter": {
             "current_only": params.state_mode == "current",
-            **service.describe(outcome),
+            **describe(outcome),
         },
         "score_filter": {
             "min_score": params.min_score,
-            "adaptive_floor": service.uses_adaptive_floor(params),
+            "adaptive_floor": uses_adaptive_floor(params),
             "relevance_floor": floor if params.relevance_floor is None else params.relevance_floor,
             "filtered_count": outcome.floored,
         },
@@ -197,7 +198,7 @@ def _expansion(params: recall_params.RecallRequest, outcome: RecallOutcome) -> d
     }
 
 
-def _item(hit: service.Hit) -> dict[str, Any]:
+def _item(hit: Hit) -> dict[str, Any]:
     scored = hit.scored
     item = {
         "id": hit.memory.id,
