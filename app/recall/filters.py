@@ -16,9 +16,9 @@ from app.memories.fields import parse_type
 from app.memories.mirror import label_pairs
 from app.models import to_iso
 from app.recall.params import RecallRequest
-from app.recall.timewindow import parse_time_phrase
 from app.scope import Scope
 from app.storage.vectors import VectorFilter
+from app.timephrases import parse_time_phrase
 
 Window = tuple[datetime, datetime]
 
