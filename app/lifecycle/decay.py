@@ -16,8 +16,8 @@ from app.config import Settings
 from app.lifecycle.cluster import ClusterConfig
 from app.lifecycle.policy import ForgetPolicy, decide
 from app.lifecycle.relevance import DEFAULT_HALF_LIVES, Facts, RelevanceConfig, relevance
-from app.lifecycle.ttl import ttl_table
 from app.memories.mirror import vector_payload
+from app.memories.ttl import ttl_table
 from app.models import Memory, to_iso
 from app.storage import Stores
 from app.storage import lifecycle as store

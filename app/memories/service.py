@@ -17,13 +17,13 @@ from app.classify import Classification, classify_by_patterns
 from app.enrichment.queueing import enqueue_enrichment, enrichment_enabled
 from app.errors import BadRequest, Conflict, MemoryNotFound
 from app.jobs.queue import batches
-from app.lifecycle.archive import archive_changes
-from app.lifecycle.ttl import TtlTable, default_ttl
 from app.memories import sequence
+from app.memories.archive import archive_changes
 from app.memories.derive import content_hash, tag_prefixes
 from app.memories.mirror import vector_payload, vector_point
 from app.memories.schemas import MemoryCreate, MemoryUpdate
 from app.memories.tasks import enqueue_embedding
+from app.memories.ttl import TtlTable, default_ttl
 from app.models import Memory, MemoryType, Status, to_iso, utc_now
 from app.scope import Scope, agent_lineage
 from app.storage import Stores
@@ -66,7 +66,7 @@ def build_memory(
     ttl_defaults: TtlTable = None,
 ) -> Memory:  # fmt: skip
     """A new Memory from a validated request, with every default filled in (the type's TTL:
-    app/lifecycle/ttl.py)."""
+    app/memories/ttl.py)."""
     agent = memory_agent(scope, data.agent_id)
     timestamp = data.timestamp or now
     updated_at = data.updated_at or now

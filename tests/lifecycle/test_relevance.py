@@ -6,7 +6,7 @@ import pytest
 
 from app.lifecycle.policy import ForgetPolicy, decide, protection
 from app.lifecycle.relevance import Facts, RelevanceConfig, relevance
-from app.lifecycle.ttl import default_ttl, ttl_table
+from app.memories.ttl import default_ttl, ttl_table
 from app.models import to_iso
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
