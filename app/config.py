@@ -43,6 +43,8 @@ class Settings(BaseSettings):
     )
     falkordb_pool_size: int = Field(16, validation_alias="FALKORDB_POOL_SIZE")
     falkordb_index_wait_s: float = Field(120.0, validation_alias="FALKORDB_INDEX_WAIT_S")
+    # With FALKORDB_URL: how long start-up waits for the server to answer before refusing.
+    falkordb_connect_wait_s: float = Field(30.0, ge=0, validation_alias="FALKORDB_CONNECT_WAIT_S")
 
     # Qdrant: unset URL -> a Qdrant Edge shard under data_dir/qdrant; ":memory:" for tests.
     qdrant_url: str | None = Field(None, validation_alias="QDRANT_URL")

@@ -8,11 +8,15 @@ import contextlib
 import logging
 from dataclasses import dataclass, field
 
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError
+
 from app.auth import KeyRing, build_keyring, load_or_create_local_key
 from app.classify import ClassificationStats
 from app.config import Settings
 from app.embeddings import Embedder, create_embedder
 from app.enrichment.tasks import EnrichmentConfig
+from app.errors import StoreUnavailable
 from app.jobs.queue import JobQueue, JobRunner
 from app.jobs.registry import job_kinds
 from app.jobs.schedule import enqueue_backlog, run_every
@@ -26,13 +30,19 @@ from app.ops.tasks import SYNC
 from app.recall.access import AccessRecorder
 from app.recall.outcome import RecallConfig
 from app.recall.rank import Weights
+from app.refusals import (
+    falkordb_unreachable,
+    indexes_not_ready,
+    no_api_keys,
+    vector_index_unreadable,
+)
 from app.remember.pipeline import RememberConfig
 from app.remember.tasks import RAW_RETENTION
 from app.storage import Stores
 from app.storage.falkordb_server import EmbeddedFalkorDB
 from app.storage.graph import GraphStore
 from app.storage.schema import migrate
-from app.storage.vectors import create_vector_index
+from app.storage.vectors import VectorDimensionMismatch, create_vector_index
 
 log = logging.getLogger(__name__)
 
@@ -136,11 +146,16 @@ async def start_runtime(settings: Settings, *, with_keyring: bool = True) -> Run
             appendfsync=settings.falkordb_appendfsync,
         )
         url = await server.start()
+    else:
+        await _wait_for_falkordb(url, settings.falkordb_connect_wait_s)
     graph = GraphStore(url, settings.falkordb_graph, settings.falkordb_pool_size)
     opened: list = []
     try:
         await migrate(graph)
-        await graph.wait_for_indexes(settings.falkordb_index_wait_s)
+        try:
+            await graph.wait_for_indexes(settings.falkordb_index_wait_s)
+        except StoreUnavailable:
+            raise indexes_not_ready(settings.falkordb_index_wait_s) from None
         stores = Stores(graph, vectors=None)  # type: ignore[arg-type]
         embedder = _embedder(settings)
         opened.append(embedder)
@@ -152,7 +167,7 @@ async def start_runtime(settings: Settings, *, with_keyring: bool = True) -> Run
             dimension=embedder.dimension,
             api_key=settings.qdrant_api_key,
         )
-        await stores.vectors.open()
+        await _open_vectors(stores, settings)
         opened.append(stores.vectors)
         await adopt_embedding_model(
             stores, embedder.model, trust_unrecorded=embedder.name != "local"
@@ -175,6 +190,40 @@ async def start_runtime(settings: Settings, *, with_keyring: bool = True) -> Run
         settings, stores, embedder, jobs, recall_config(settings), access, keyring,
         llm=create_llm_client(settings), falkordb_server=server, drift=drift,
     )  # fmt: skip
+
+
+async def _wait_for_falkordb(url: str, wait_s: float) -> None:
+    """A FalkorDB of the operator's own may start after Engram (a compose file): wait for it,
+    with backoff, then refuse with what to do."""
+    loop = asyncio.get_running_loop()
+    deadline, delay = loop.time() + wait_s, 0.2
+    client = aioredis.from_url(url, socket_connect_timeout=2, socket_timeout=5)
+    try:
+        while True:
+            try:
+                await client.ping()
+                return
+            except (RedisError, OSError) as exc:
+                if loop.time() + delay > deadline:
+                    raise falkordb_unreachable(url, wait_s, exc) from None
+                log.info("waiting for FalkorDB at %s: %s", url, exc)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 5.0)
+    finally:
+        await client.aclose()
+
+
+async def _open_vectors(stores: Stores, settings: Settings) -> None:
+    """Opens the vector index; a broken one is refused with how to rebuild it (a store of the
+    wrong dimension says so itself)."""
+    try:
+        await stores.vectors.open()
+    except VectorDimensionMismatch:
+        raise
+    except Exception as exc:
+        where = settings.qdrant_url or "the Edge shard"
+        path = None if settings.qdrant_url else settings.data_dir / "qdrant"
+        raise vector_index_unreadable(where, path, exc) from exc
 
 
 def recall_config(settings: Settings) -> RecallConfig:
@@ -249,7 +298,5 @@ def _keyring(settings: Settings) -> KeyRing:
         log.warning("%s the local API key for user '%s': %s", verb, settings.default_user, path)
     ring = build_keyring(settings.api_keys, settings.admin_key, local_key, settings.default_user)
     if not len(ring):
-        raise RuntimeError(
-            "No API keys configured: set ENGRAM_API_KEYS or ENGRAM_GENERATE_LOCAL_KEY"
-        )
+        raise no_api_keys()
     return ring
