@@ -79,7 +79,8 @@ def components(pairs: Sequence[tuple[str, str]], nodes: Sequence[str]) -> list[l
 
 def extractive_summary(contents: Sequence[str]) -> str:
     """The members' own words: each one's opening, oldest first, within SUMMARY_CHARS."""
-    parts, used = [], 0
+    parts: list[str] = []
+    used = 0
     for text in contents:
         part = " ".join(text.split())
         if len(part) > MEMBER_CHARS:
@@ -105,7 +106,7 @@ async def run_clustering(
     groups: dict[tuple[str, str | None], list[str]] = defaultdict(list)
     for memory_id, owner, agent in rows:
         groups[(owner, agent)].append(memory_id)
-    report = {"candidates": len(rows), "clusters": 0, "created": 0, "updated": 0,
+    report: dict[str, Any] = {"candidates": len(rows), "clusters": 0, "created": 0, "updated": 0,
               "unchanged": 0, "summary_ids": [], "dry_run": dry_run}  # fmt: skip
     for (owner, agent), ids in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
         if len(ids) < config.min_size:

@@ -115,7 +115,9 @@ async def run_pass(
     done, after, stamp = Pass(), "", to_iso(now)
     while page := await store.scoring_page(stores.graph, after=after, limit=PAGE, user_id=user_id):
         after = page[-1][0].id
-        scores, archive, delete = [], [], []
+        scores: list[tuple[Memory, dict[str, Any]]] = []
+        archive: list[dict[str, Any]] = []
+        delete: list[dict[str, Any]] = []
         for memory, links in page:
             props = memory.model_dump(mode="json")
             score = relevance(Facts.of(props, links), now, config.relevance)
@@ -124,8 +126,8 @@ async def run_pass(
             action, reason = decide(props, score, now, config.policy)
             if forget and reason:
                 done.protected[reason] += 1
-            row = {"id": memory.id, "user_id": memory.user_id, "version": memory.version,
-                   "score": score}  # fmt: skip
+            row: dict[str, Any] = {"id": memory.id, "user_id": memory.user_id,
+                                   "version": memory.version, "score": score}  # fmt: skip
             if forget and action == "delete":
                 delete.append(row)
             elif forget and action == "archive":
