@@ -23,6 +23,7 @@ from app.jobs.schedule import enqueue_backlog, run_every
 from app.lifecycle.decay import LifecycleConfig, lifecycle_config
 from app.lifecycle.tasks import LifecycleScheduler, schedules
 from app.llm import LLMClient, create_llm_client
+from app.models import to_iso, utc_now
 from app.nlp import shutdown_pool
 from app.ops.drift import DriftMonitor
 from app.ops.embedding_model import adopt_embedding_model
@@ -41,6 +42,7 @@ from app.remember.tasks import RAW_RETENTION
 from app.storage import Stores
 from app.storage.falkordb_server import EmbeddedFalkorDB
 from app.storage.graph import GraphStore
+from app.storage.identity import Identity, check_identity, vector_store_identity
 from app.storage.schema import migrate
 from app.storage.vectors import VectorDimensionMismatch, create_vector_index
 
@@ -63,6 +65,7 @@ class Runtime:
     scheduler_running: bool = False
     background: list[asyncio.Task] = field(default_factory=list)
     drift: DriftMonitor | None = None
+    deployment_id: str | None = None  # recorded in the graph with its vector store's identity
 
     @property
     def embed_with_date(self) -> bool:
@@ -169,6 +172,7 @@ async def start_runtime(settings: Settings, *, with_keyring: bool = True) -> Run
         )
         await _open_vectors(stores, settings)
         opened.append(stores.vectors)
+        deployment = await _check_identity(url, settings)
         await adopt_embedding_model(
             stores, embedder.model, trust_unrecorded=embedder.name != "local"
         )
@@ -189,6 +193,7 @@ async def start_runtime(settings: Settings, *, with_keyring: bool = True) -> Run
     return Runtime(
         settings, stores, embedder, jobs, recall_config(settings), access, keyring,
         llm=create_llm_client(settings), falkordb_server=server, drift=drift,
+        deployment_id=deployment.deployment_id,
     )  # fmt: skip
 
 
@@ -224,6 +229,22 @@ async def _open_vectors(stores: Stores, settings: Settings) -> None:
         where = settings.qdrant_url or "the Edge shard"
         path = None if settings.qdrant_url else settings.data_dir / "qdrant"
         raise vector_index_unreadable(where, path, exc) from exc
+
+
+async def _check_identity(falkordb_url: str, settings: Settings) -> Identity:
+    """Refuses a vector store other than the deployment's. The embedded default owns its graph
+    alone, so a new shard there (a wiped one) is adopted, and the drift check re-fills it."""
+    opened = vector_store_identity(
+        settings.qdrant_url, settings.qdrant_collection, settings.data_dir / "qdrant"
+    )
+    adopt = settings.adopt_vector_store or settings.falkordb_url is None
+    identity, replaced = await check_identity(
+        falkordb_url, settings.falkordb_graph, opened, adopt=adopt, now=to_iso(utc_now())
+    )
+    if replaced is not None:
+        log.warning("deployment %s: vector store %s replaces %s", identity.deployment_id,
+                    opened, replaced)  # fmt: skip
+    return identity
 
 
 def recall_config(settings: Settings) -> RecallConfig:
