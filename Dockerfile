@@ -23,5 +23,5 @@ USER engram
 ENV ENGRAM_DATA_DIR=/data ENGRAM_HOST=0.0.0.0 ENGRAM_PORT=8001
 EXPOSE 8001
 HEALTHCHECK --interval=10s --timeout=3s --retries=5 --start-period=60s \
-  CMD python -c "import urllib.request,sys; urllib.request.urlopen('http://127.0.0.1:8001/health', timeout=2)" || exit 1
+  CMD python -c "import urllib.request,sys; urllib.request.urlopen('http://127.0.0.1:8001/ready', timeout=2)" || exit 1
 CMD ["python", "-m", "app"]

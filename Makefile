@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 # archive's old mtime, so it cannot serve as make's target itself).
 FALKOR_MODULE := $(VENV)/falkordb/.installed
 
-.PHONY: install run worker test test-fast lint format bench clean
+.PHONY: install run worker test test-fast fuzz lint format bench clean
 
 install: $(STAMP) $(FALKOR_MODULE)
 
@@ -37,15 +37,19 @@ test: install
 test-fast: install
 	$(PY) -m pytest -q -m "not integration"
 
+# Schemathesis against a live instance (part of `make test` too); ENGRAM_FUZZ_EXAMPLES=200 digs deeper.
+fuzz: install
+	$(PY) -m pytest -q -s tests/hardening/test_fuzz.py
+
 lint: install
-	$(VENV)/bin/ruff check app migrations scripts tests bench
-	$(VENV)/bin/ruff format --check app migrations scripts tests bench
+	$(VENV)/bin/ruff check app migrations scripts tests bench integrations
+	$(VENV)/bin/ruff format --check app migrations scripts tests bench integrations
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy
 
 format: install
-	$(VENV)/bin/ruff format app migrations scripts tests bench
-	$(VENV)/bin/ruff check --fix app migrations scripts tests bench
+	$(VENV)/bin/ruff format app migrations scripts tests bench integrations
+	$(VENV)/bin/ruff check --fix app migrations scripts tests bench integrations
 
 bench: install
 	$(PY) bench/crud_latency.py

@@ -35,6 +35,9 @@ class Settings(BaseSettings):
 
     # FalkorDB: unset URL -> Engram starts redis-server + the FalkorDB module itself.
     falkordb_url: str | None = Field(None, validation_alias="FALKORDB_URL")
+    # A process whose vector store is not the one the graph records refuses to start; this
+    # makes its vector store the deployment's instead (after moving to a new Qdrant).
+    adopt_vector_store: bool = Field(False, validation_alias="ENGRAM_ADOPT_VECTOR_STORE")
     falkordb_graph: str = Field("engram", validation_alias="FALKORDB_GRAPH")
     falkordb_port: int = Field(6380, validation_alias="FALKORDB_PORT")
     falkordb_module: Path | None = Field(None, validation_alias="FALKORDB_MODULE")
@@ -43,6 +46,8 @@ class Settings(BaseSettings):
     )
     falkordb_pool_size: int = Field(16, validation_alias="FALKORDB_POOL_SIZE")
     falkordb_index_wait_s: float = Field(120.0, validation_alias="FALKORDB_INDEX_WAIT_S")
+    # With FALKORDB_URL: how long start-up waits for the server to answer before refusing.
+    falkordb_connect_wait_s: float = Field(30.0, ge=0, validation_alias="FALKORDB_CONNECT_WAIT_S")
 
     # Qdrant: unset URL -> a Qdrant Edge shard under data_dir/qdrant; ":memory:" for tests.
     qdrant_url: str | None = Field(None, validation_alias="QDRANT_URL")

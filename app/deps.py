@@ -41,6 +41,10 @@ async def get_stores(request: Request) -> Stores:
 
 
 def _presented_key(request: Request) -> str | None:
+    # AutoMem's clients send the admin token in these headers, next to their API token.
+    admin = request.headers.get("x-admin-token") or request.headers.get("x-admin-api-key")
+    if admin:
+        return admin
     authorization = request.headers.get("authorization", "")
     scheme, _, token = authorization.partition(" ")
     if scheme.lower() == "bearer" and token.strip():

@@ -46,6 +46,7 @@ RAISES: dict[str, set[int]] = {
     "restore": {400, 409, 413},
     "erase_any_memory": {404},
     "import_memories": {400, 413},
+    "ready": {503},
 }
 
 # Statuses a route never answers although its dependencies could (health is always 200).
@@ -61,8 +62,9 @@ DESCRIPTIONS = {
     403: "The key may not do this (the admin key on user routes, a user key on admin routes, "
     "an agent outside the key's agent prefix).",
     404: "Not found in your scope.",
-    409: "The memory changed since the version given (expected_version).",
-    413: "The request is over a size limit.",
+    409: "A conflict: the memory changed since the version given (expected_version), or the "
+    "Idempotency-Key was used with another request.",
+    413: "The request is over a size limit (the body: ENGRAM_MAX_BODY_BYTES).",
     429: "Too many requests; retry after the Retry-After header's seconds.",
     503: "A store is unavailable or a feature is switched off; retry later.",
 }
@@ -234,8 +236,13 @@ def _statuses(route: APIRoute, calls: set[Callable[..., Any]]) -> set[int]:
     if get_scope in calls or require_admin in calls:
         statuses.add(403)
     dependant = route.dependant
-    if get_scope in calls or _has_input(dependant):
-        statuses.add(400)
+    # Every route's path, query, headers and body pass the app-wide text guard
+    # (app/http_guard.reject_bad_text): a NUL in any header is a 400 on any route.
+    statuses.add(400)
+    if dependant.body_params or route.openapi_extra and "requestBody" in route.openapi_extra:
+        statuses.add(413)  # the body size limit
+    if any(p.alias == "Idempotency-Key" for p in dependant.header_params):
+        statuses.add(409)
     if dependant.path_params or _nested_path_params(dependant):
         statuses.update({400, 404})
     if get_stores in calls or any(from_runtime(call) for call in calls):

@@ -8,29 +8,41 @@ import contextlib
 import logging
 from dataclasses import dataclass, field
 
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError
+
 from app.auth import KeyRing, build_keyring, load_or_create_local_key
 from app.classify import ClassificationStats
 from app.config import Settings
 from app.embeddings import Embedder, create_embedder
 from app.enrichment.tasks import EnrichmentConfig
+from app.errors import StoreUnavailable
 from app.jobs.kinds import RAW_RETENTION, SYNC
 from app.jobs.queue import JobQueue
 from app.jobs.runner import JobRunner
 from app.lifecycle.decay import LifecycleConfig, lifecycle_config
 from app.lifecycle.tasks import LifecycleScheduler, schedules
 from app.llm import LLMClient, create_llm_client
+from app.models import to_iso, utc_now
 from app.nlp import shutdown_pool
 from app.ops.drift import DriftMonitor
 from app.ops.embedding_model import adopt_embedding_model
 from app.recall.access import AccessRecorder
+from app.recall.outcome import RecallConfig
 from app.recall.rank import Weights
-from app.recall.service import RecallConfig
+from app.refusals import (
+    falkordb_unreachable,
+    indexes_not_ready,
+    no_api_keys,
+    vector_index_unreadable,
+)
 from app.remember.pipeline import RememberConfig
 from app.storage import Stores
 from app.storage.falkordb_server import EmbeddedFalkorDB
 from app.storage.graph import GraphStore
+from app.storage.identity import Identity, check_identity, vector_store_identity
 from app.storage.schema import migrate
-from app.storage.vectors import create_vector_index
+from app.storage.vectors import VectorDimensionMismatch, create_vector_index
 from app.wiring.jobs import job_kinds
 from app.wiring.schedule import enqueue_backlog, run_every
 
@@ -53,6 +65,7 @@ class Runtime:
     scheduler_running: bool = False
     background: list[asyncio.Task] = field(default_factory=list)
     drift: DriftMonitor | None = None
+    deployment_id: str | None = None  # recorded in the graph with its vector store's identity
 
     @property
     def worker_slots(self) -> int:
@@ -146,11 +159,16 @@ async def start_runtime(settings: Settings, *, with_keyring: bool = True) -> Run
             appendfsync=settings.falkordb_appendfsync,
         )
         url = await server.start()
+    else:
+        await _wait_for_falkordb(url, settings.falkordb_connect_wait_s)
     graph = GraphStore(url, settings.falkordb_graph, settings.falkordb_pool_size)
     opened: list = []
     try:
         await migrate(graph)
-        await graph.wait_for_indexes(settings.falkordb_index_wait_s)
+        try:
+            await graph.wait_for_indexes(settings.falkordb_index_wait_s)
+        except StoreUnavailable:
+            raise indexes_not_ready(settings.falkordb_index_wait_s) from None
         stores = Stores(graph, vectors=None)  # type: ignore[arg-type]
         embedder = _embedder(settings)
         opened.append(embedder)
@@ -162,8 +180,9 @@ async def start_runtime(settings: Settings, *, with_keyring: bool = True) -> Run
             dimension=embedder.dimension,
             api_key=settings.qdrant_api_key,
         )
-        await stores.vectors.open()
+        await _open_vectors(stores, settings)
         opened.append(stores.vectors)
+        deployment = await _check_identity(url, settings)
         await adopt_embedding_model(
             stores, embedder.model, trust_unrecorded=embedder.name != "local"
         )
@@ -184,7 +203,58 @@ async def start_runtime(settings: Settings, *, with_keyring: bool = True) -> Run
     return Runtime(
         settings, stores, embedder, jobs, recall_config(settings), access, keyring,
         llm=create_llm_client(settings), falkordb_server=server, drift=drift,
+        deployment_id=deployment.deployment_id,
     )  # fmt: skip
+
+
+async def _wait_for_falkordb(url: str, wait_s: float) -> None:
+    """A FalkorDB of the operator's own may start after Engram (a compose file): wait for it,
+    with backoff, then refuse with what to do."""
+    loop = asyncio.get_running_loop()
+    deadline, delay = loop.time() + wait_s, 0.2
+    client = aioredis.from_url(url, socket_connect_timeout=2, socket_timeout=5)
+    try:
+        while True:
+            try:
+                await client.ping()
+                return
+            except (RedisError, OSError) as exc:
+                if loop.time() + delay > deadline:
+                    raise falkordb_unreachable(url, wait_s, exc) from None
+                log.info("waiting for FalkorDB at %s: %s", url, exc)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 5.0)
+    finally:
+        await client.aclose()
+
+
+async def _open_vectors(stores: Stores, settings: Settings) -> None:
+    """Opens the vector index; a broken one is refused with how to rebuild it (a store of the
+    wrong dimension says so itself)."""
+    try:
+        await stores.vectors.open()
+    except VectorDimensionMismatch:
+        raise
+    except Exception as exc:
+        where = settings.qdrant_url or "the Edge shard"
+        path = None if settings.qdrant_url else settings.data_dir / "qdrant"
+        raise vector_index_unreadable(where, path, exc) from exc
+
+
+async def _check_identity(falkordb_url: str, settings: Settings) -> Identity:
+    """Refuses a vector store other than the deployment's. The embedded default owns its graph
+    alone, so a new shard there (a wiped one) is adopted, and the drift check re-fills it."""
+    opened = vector_store_identity(
+        settings.qdrant_url, settings.qdrant_collection, settings.data_dir / "qdrant"
+    )
+    adopt = settings.adopt_vector_store or settings.falkordb_url is None
+    identity, replaced = await check_identity(
+        falkordb_url, settings.falkordb_graph, opened, adopt=adopt, now=to_iso(utc_now())
+    )
+    if replaced is not None:
+        log.warning("deployment %s: vector store %s replaces %s", identity.deployment_id,
+                    opened, replaced)  # fmt: skip
+    return identity
 
 
 def recall_config(settings: Settings) -> RecallConfig:
@@ -259,7 +329,5 @@ def _keyring(settings: Settings) -> KeyRing:
         log.warning("%s the local API key for user '%s': %s", verb, settings.default_user, path)
     ring = build_keyring(settings.api_keys, settings.admin_key, local_key, settings.default_user)
     if not len(ring):
-        raise RuntimeError(
-            "No API keys configured: set ENGRAM_API_KEYS or ENGRAM_GENERATE_LOCAL_KEY"
-        )
+        raise no_api_keys()
     return ring

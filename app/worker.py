@@ -13,6 +13,7 @@ from pathlib import Path
 from app.config import Settings, get_settings
 from app.logs import configure_logging
 from app.runtime import start_runtime
+from app.storage.identity import StoreMismatch
 
 log = logging.getLogger("app.worker")
 
@@ -53,7 +54,11 @@ def main() -> None:
     if problem:
         log.error(problem)
         sys.exit(2)
-    asyncio.run(run(settings))
+    try:
+        asyncio.run(run(settings))
+    except StoreMismatch as exc:
+        log.error("refusing to start: %s", exc)
+        sys.exit(2)
 
 
 if __name__ == "__main__":

@@ -63,9 +63,12 @@ def import_(
         typer.Option(help="Owner of the memories (required for AutoMem's; replaces Engram's)."),
     ] = None,
 ) -> None:  # fmt: skip
-    """Import memories: ids kept, duplicates (same id, or same content for the owner) skipped,
-    the whole file checked before anything is written; then they are embedded in the
-    background."""
+    """Import memories from Engram's JSON Lines or AutoMem's backup.
+
+    Ids are kept; duplicates (same id, or same content for the owner) are skipped; the whole
+    file is checked before anything is written; the memories are then embedded in the
+    background.
+    """
     opts = options(ctx)
     params = {"user_id": user} if user else {}
     dump = automem.graph_dump(source)

@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from app.cli import backup, erase, portable, status
+from app.cli import backup, erase, maintenance, portable, status
 from app.cli.context import Options
 from app.cli.errors import exits_on_error
 
@@ -100,6 +100,12 @@ command("restore", backup.restore)
 command("erase", erase.erase)
 command("export", portable.export)
 command("import", portable.import_)
+command("reembed", maintenance.reembed)
+command("sync", maintenance.sync)
+command("reprocess", maintenance.reprocess)
+command("fsck", maintenance.fsck)
+command("migrate", maintenance.migrate)
+command("job", maintenance.job)
 
 
 def main() -> None:

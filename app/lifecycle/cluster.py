@@ -106,8 +106,8 @@ async def run_clustering(
     groups: dict[tuple[str, str | None], list[str]] = defaultdict(list)
     for memory_id, owner, agent in rows:
         groups[(owner, agent)].append(memory_id)
-    counts = {"clusters": 0, "created": 0, "updated": 0, "unchanged": 0}
-    summary_ids: list[str] = []
+    report: dict[str, Any] = {"candidates": len(rows), "clusters": 0, "created": 0, "updated": 0,
+              "unchanged": 0, "summary_ids": [], "dry_run": dry_run}  # fmt: skip
     for (owner, agent), ids in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
         if len(ids) < config.min_size:
             continue
@@ -116,12 +116,12 @@ async def run_clustering(
         for cluster in components(pairs, ids):
             if len(cluster) < config.min_size:
                 break
-            counts["clusters"] += 1
+            report["clusters"] += 1
             outcome, summary_id = await summarise(deps, scope, cluster, now, dry_run)
-            counts[outcome] += 1
-            if summary_id and len(summary_ids) < 20:
-                summary_ids.append(summary_id)
-    return {"candidates": len(rows), **counts, "summary_ids": summary_ids, "dry_run": dry_run}
+            report[outcome] += 1
+            if summary_id and len(report["summary_ids"]) < 20:
+                report["summary_ids"].append(summary_id)
+    return report
 
 
 async def similar_pairs(

@@ -126,8 +126,8 @@ async def run_pass(
             action, reason = decide(props, score, now, config.policy)
             if forget and reason:
                 done.protected[reason] += 1
-            row = {"id": memory.id, "user_id": memory.user_id, "version": memory.version,
-                   "score": score}  # fmt: skip
+            row: dict[str, Any] = {"id": memory.id, "user_id": memory.user_id,
+                                   "version": memory.version, "score": score}  # fmt: skip
             if forget and action == "delete":
                 delete.append(row)
             elif forget and action == "archive":
@@ -154,10 +154,11 @@ async def _write(
     stamp: str,
 ) -> None:
     await store.set_relevance(stores.graph, [row for _, row in scores], stamp)
-    for memory, row in scores:
-        memory.relevance_score = row["score"]
     archived = await store.archive(stores.graph, archive, actor=ACTOR, now=stamp)
-    await mirror_payloads(stores, [memory for memory, _ in scores] + archived)
+    # Payloads are replaced whole: built from the memories as they are now, not as the page
+    # read them, so a PATCH that landed in between is not undone in the index.
+    rescored = await _current(stores, [memory for memory, _ in scores])
+    await mirror_payloads(stores, rescored + archived)
     deleted = await store.forget(stores.graph, delete, actor=ACTOR, now=stamp)
     if deleted:
         try:
@@ -165,6 +166,16 @@ async def _write(
         except Exception as exc:  # an orphan point is hidden by hydration; sync removes it
             log.exception("vector delete of %d forgotten memories failed", len(deleted))
             stores.health.failed(VECTOR_COMPONENT, exc)
+
+
+async def _current(stores: Stores, memories: list[Memory]) -> list[Memory]:
+    owners: dict[str, list[str]] = {}
+    for memory in memories:
+        owners.setdefault(memory.user_id, []).append(memory.id)
+    current: list[Memory] = []
+    for owner, ids in owners.items():
+        current += await stores.graph.memories_of_user(owner, ids)
+    return current
 
 
 async def mirror_payloads(stores: Stores, memories: list[Memory]) -> None:

@@ -20,7 +20,7 @@ from app.deps import (
 from app.errors import NotFound
 from app.jobs.kinds import REEMBED, SYNC, enrichment_enabled
 from app.ops.tasks import read_progress
-from app.storage import enrichment
+from app.storage import enrichment, schema
 
 router = APIRouter(tags=["operations"])
 
@@ -112,7 +112,14 @@ class TasksResponse(BaseModel):
 
 
 class ReembedRequest(BaseModel):
+    """AutoMem's body ({batch_size, limit, force}) plus Engram's user filter."""
+
     user_id: str | None = Field(None, description="Only this user's memories; null = everyone's.")
+    limit: int | None = Field(None, ge=1, description="At most this many memories (id order).")
+    batch_size: int = Field(32, ge=1, le=100, description="Memories per embedding call.")
+    force: bool = Field(
+        True, description="Re-embed every memory; false: only those without a current vector."
+    )
 
 
 class SyncRequest(BaseModel):
@@ -162,8 +169,10 @@ async def enrichment_status(
 async def reembed(
     jobs: JobsDep, _: AdminDep, body: Annotated[ReembedRequest, Body()] = ReembedRequest()
 ) -> JobAccepted:
-    """Re-embeds every memory (or one user's) as a resumable job with progress."""
-    enqueued = await jobs.enqueue(REEMBED, [body.user_id or "*"], body.model_dump())
+    """Re-embeds every memory (or one user's, or the first `limit`) as a resumable job with
+    progress."""
+    key = [body.user_id or "*", str(body.limit or "all"), str(body.force)]
+    enqueued = await jobs.enqueue(REEMBED, key, body.model_dump())
     return JobAccepted(job_id=enqueued.job_id, created=enqueued.created)
 
 
@@ -235,3 +244,19 @@ async def retry_dead(
     if enqueued is None:
         raise NotFound(f"No dead job {job_id}")
     return JobAccepted(job_id=enqueued.job_id, created=enqueued.created)
+
+
+class MigrateReport(BaseModel):
+    status: Literal["success"] = "success"
+    applied: list[str] = Field(description="Migrations applied by this call (usually none).")
+    level: str | None = Field(description="The newest migration the graph has now.")
+    migrations: list[str] = Field(description="Every migration this version knows, in order.")
+
+
+@router.post("/admin/migrate", response_model=MigrateReport)
+async def migrate_schema(stores: StoresDep, _: AdminDep) -> MigrateReport:
+    """Applies pending schema migrations (start-up does too; this is for a restored or
+    imported graph, or to check the level). Every migration is idempotent."""
+    applied = await schema.migrate(stores.graph)
+    known = [name for name, _ in schema.discover()]
+    return MigrateReport(applied=applied, level=known[-1] if known else None, migrations=known)

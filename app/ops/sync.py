@@ -7,6 +7,7 @@ queued for embedding; orphans are deleted; stale payloads are rewritten from the
 """
 
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 
 from app.jobs.kinds import enqueue_embedding
@@ -44,13 +45,19 @@ class SyncReport:
         return data
 
 
-async def sync(deps: EmbedDeps, *, repair: bool = True) -> SyncReport:
-    """Compares every memory with its point and every point with the graph; repairs if asked."""
+async def sync(
+    deps: EmbedDeps, *, repair: bool = True,
+    on_page: Callable[[int], Awaitable[None]] | None = None,
+) -> SyncReport:  # fmt: skip
+    """Compares every memory with its point and every point with the graph; repairs if asked.
+    `on_page` hears how many memories have been checked so far."""
     report = SyncReport(repaired=repair)
     after = ""
     while page := await deps.stores.graph.page_of_memories(after=after, limit=PAGE):
         await _check_page(deps, page, report, repair)
         after = page[-1].id
+        if on_page is not None:
+            await on_page(report.checked_memories)
     async for ids in deps.stores.vectors.iter_ids(PAGE):
         report.checked_points += len(ids)
         live = await deps.stores.graph.existing_ids(ids)

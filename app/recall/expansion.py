@@ -11,7 +11,7 @@ from datetime import datetime
 
 from app.models import Memory, to_iso
 from app.recall import rank
-from app.recall.params import RecallParams
+from app.recall.params import RecallRequest
 from app.recall.state import STATE_FIELDS, is_current
 from app.relation_types import DEFAULT_EXPAND
 from app.scope import Scope
@@ -22,7 +22,7 @@ from app.storage import relations as edges
 ENTITY_STRENGTH = 0.5  # an entity shared with a seed counts as an average-strength relation
 
 
-def _in_tag_scope(memory: Memory, params: RecallParams) -> bool:
+def _in_tag_scope(memory: Memory, params: RecallRequest) -> bool:
     excluded = {t.lower() for t in params.exclude_tags}
     if excluded & set(memory.tag_prefixes):
         return False
@@ -33,7 +33,7 @@ def _in_tag_scope(memory: Memory, params: RecallParams) -> bool:
 
 
 async def expand(
-    stores: Stores, scope: Scope, seeds: list[tuple[str, float]], params: RecallParams,
+    stores: Stores, scope: Scope, seeds: list[tuple[str, float]], params: RecallRequest,
     now: datetime,
 ) -> list[tuple[Memory, rank.Scored, str, str]]:  # fmt: skip
     """(memory, score, seed id, relation type) for neighbours of the seeds, best first."""
@@ -49,7 +49,7 @@ async def expand(
 
 
 async def expand_entities(
-    stores: Stores, scope: Scope, seeds: list[tuple[str, float]], params: RecallParams,
+    stores: Stores, scope: Scope, seeds: list[tuple[str, float]], params: RecallRequest,
     now: datetime, exclude: set[str],
 ) -> list[tuple[Memory, rank.Scored, str, str]]:  # fmt: skip
     """(memory, score, seed id, entity id) for memories sharing an entity with a seed.
@@ -72,7 +72,7 @@ async def expand_entities(
 
 def _collect(
     rows: list[tuple[str, str, float, Memory]], seed_scores: dict[str, float],
-    params: RecallParams, now: datetime,
+    params: RecallRequest, now: datetime,
 ) -> list[tuple[Memory, rank.Scored, str, str]]:  # fmt: skip
     """Current, in-tag-scope neighbours, at most relation_limit per seed, best first."""
     stamp, out, seen = to_iso(now), [], set()

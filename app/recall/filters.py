@@ -1,4 +1,5 @@
-"""The request's filters, checked again on the graph's facts of every candidate.
+"""The request's filters: its time window, the filter pushed down into the vector index, and the
+same filter checked again on the graph's facts of every candidate.
 
 The dense and BM25 channels are filtered inside Qdrant, but two kinds of candidate are not: the
 neighbouring turns the context step adds, and the keyword fallback's hits when Qdrant is down.
@@ -7,10 +8,58 @@ So every candidate is checked here with the same meaning as `storage.vectors.des
 """
 
 import json
+from datetime import datetime
 from typing import Any
 
+from app.errors import BadRequest
+from app.memories.fields import parse_type
+from app.models import to_iso
+from app.recall.params import RecallRequest
+from app.scope import Scope
 from app.storage.mirror import label_pairs
 from app.storage.vectors import VectorFilter
+from app.timephrases import parse_time_phrase
+
+Window = tuple[datetime, datetime]
+
+
+def time_window(params: RecallRequest, now: datetime) -> tuple[Window | None, bool]:
+    """start/end win over time_query (AutoMem); an unknown phrase is reported, not ignored."""
+    if params.start or params.end:
+        return (params.start or datetime.min.replace(tzinfo=now.tzinfo), params.end or now), True
+    if params.time_query:
+        window = parse_time_phrase(params.time_query, now)
+        return window, window is not None
+    return None, True
+
+
+def _canonical_types(names: list[str]) -> list[str] | None:
+    try:
+        return [parse_type(n).value for n in names] or None
+    except ValueError as exc:
+        raise BadRequest(f"Invalid 'type': {exc}") from None
+
+
+def vector_filter(scope: Scope, params: RecallRequest, window: Window | None) -> VectorFilter:
+    """Tags, labels, types, layers, roles and time pushed down into the vector index."""
+    lowered = [t.lower() for t in params.tags]
+    prefix = params.tag_match == "prefix"
+    any_mode = params.tag_mode == "any"
+    return VectorFilter(
+        scope=scope,
+        tag_prefixes_any=lowered if prefix and any_mode else None,
+        tag_prefixes_all=lowered if prefix and not any_mode else None,
+        tags_any=params.tags if not prefix and any_mode else None,
+        tags_all=params.tags if not prefix and not any_mode else None,
+        exclude_tag_prefixes=[t.lower() for t in params.exclude_tags] or None,
+        types=_canonical_types(params.types),
+        layers=params.layers or None,
+        roles=params.roles or None,
+        label_pairs_all=params.labels or None,
+        include_archived=params.state_mode == "history" or params.include_archived,
+        time_gte=to_iso(window[0]) if window else None,
+        time_lte=to_iso(window[1]) if window else None,
+    )
 
 
 def matches(facts: dict[str, Any], flt: VectorFilter) -> bool:

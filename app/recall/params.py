@@ -1,15 +1,19 @@
-"""/recall parameters: AutoMem's names, aliases, defaults and clamping (automem.md §4.9).
+"""/recall's request: one pydantic model for GET's query string, POST's body and the OpenAPI
+document, with AutoMem's names, aliases, defaults and clamping (automem.md §4.9).
 
-GET sends them as query parameters (lists repeated or comma-separated), POST as a JSON body;
-both end up here as one RecallParams. AutoMem's leniency is kept where clients rely on it (an
-invalid `sort` becomes `score`, `limit` is clamped); its errors are kept too (400 for an invalid
-`state_mode`, `start`, `end` or `embedding`).
+GET sends the fields as query parameters (lists repeated or comma-separated), POST as a JSON body;
+`parse` reads either into a RecallRequest. AutoMem's leniency is kept where clients rely on it (an
+invalid `sort` becomes `score`, `limit` is clamped, a list may be one comma-separated string, a
+repeated scalar takes its last value); its errors are kept too (400 for an invalid `state_mode`,
+`start`, `end` or `embedding`). Every input is bounded (docs/recall.md, Limits).
 """
 
 import math
-from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from app.errors import BadRequest, PayloadTooLarge
 from app.memories.fields import parse_embedding, parse_time
@@ -17,7 +21,6 @@ from app.recall.hints import context_priority, language_of
 from app.recall.rank import ContextPriority
 
 MAX_LIMIT = 100
-# Every input is bounded, so that one request cannot hold the service (docs/recall.md, Limits).
 MAX_QUERY_CHARS = 4096  # a question or a chat message; embedding reads its first 256 tokens
 MAX_QUERIES = 10  # `queries`
 MAX_ITEMS = 50  # tags, exclude_tags, context_tags, types, layers, roles, labels, channels
@@ -25,7 +28,7 @@ MAX_ITEM_CHARS = 256  # each of those, and time_query, language, active_path, co
 MAX_IDS = MAX_LIMIT  # priority_ids
 TRUE = {"1", "true", "yes", "y", "on"}
 FALSE = {"0", "false", "no", "off", "n"}
-SORTS = {"score", "time_desc", "time_asc", "updated_desc", "updated_asc"}
+SORTS = ("score", "time_desc", "time_asc", "updated_desc", "updated_asc")
 CHANNELS = ("dense", "bm25", "context")
 ALIASES = {
     "order_by": "sort",
@@ -38,50 +41,16 @@ ALIASES = {
     "file_path": "active_path",
     "focus_path": "active_path",
 }
+LIST_LIMITS = {"queries": MAX_QUERIES, "priority_ids": MAX_IDS}
+TEXTS = ("time_query", "language", "active_path", "context", "tag_mode", "tag_match", "sort",
+         "state_mode", "recency_bias")  # fmt: skip
 
 
-@dataclass
-class RecallParams:
-    query: str = ""
-    queries: list[str] = field(default_factory=list)
-    limit: int = 5
-    sort: str = "score"
-    embedding: list[float] | None = None
-    time_query: str | None = None
-    start: datetime | None = None
-    end: datetime | None = None
-    tags: list[str] = field(default_factory=list)
-    tag_mode: str = "any"
-    tag_match: str = "prefix"
-    exclude_tags: list[str] = field(default_factory=list)
-    min_score: float = 0.0
-    relevance_floor: float | None = None  # None: the configured default
-    recency_bias: str = "off"
-    state_mode: str = "current"
-    include_decayed: bool = False
-    include_archived: bool = False
-    as_of: datetime | None = None
-    labels: list[str] = field(default_factory=list)  # "key=value" pairs, all must match
-    types: list[str] = field(default_factory=list)
-    layers: list[str] = field(default_factory=list)
-    roles: list[str] = field(default_factory=list)
-    expand_relations: bool = False
-    expand_entities: bool = False
-    relation_limit: int = 5
-    expansion_limit: int = 25
-    expand_min_importance: float = 0.0
-    expand_min_strength: float = 0.0
-    expand_respect_tags: bool = False
-    channels: list[str] = field(default_factory=lambda: list(CHANNELS))
-    rerank: bool = True
-    priority: ContextPriority = field(default_factory=ContextPriority)
-    language: str | None = None
-    priority_ids: list[str] = field(default_factory=list)
-    scope_fallback: bool = False
-    auto_decompose: bool = False
-    # AutoMem's gap-based tail cut. Off by default, unlike AutoMem: it cut valid hits there
-    # (automem.md §15, #128); Engram's relevance floor drops unrelated memories instead.
-    adaptive_floor: bool = False
+# --- Lenient readers (a value may arrive as a list of strings from a query string) ----------
+
+
+def _last(value: Any) -> Any:
+    return value[-1] if isinstance(value, list) and value else value
 
 
 def _flat(value: Any) -> list[str]:
@@ -95,11 +64,11 @@ def _flat(value: Any) -> list[str]:
     return out
 
 
-def _last(value: Any) -> Any:
-    return value[-1] if isinstance(value, list) and value else value
+def _text(value: Any) -> str | None:
+    return str(_last(value) or "").strip() or None
 
 
-def _bool(value: Any, default: bool) -> bool:
+def _as_bool(value: Any, default: bool) -> bool:
     value = _last(value)
     if isinstance(value, bool):
         return value
@@ -107,12 +76,19 @@ def _bool(value: Any, default: bool) -> bool:
     return True if text in TRUE else False if text in FALSE else default
 
 
-def _int(value: Any, default: int, low: int, high: int) -> int:
-    try:
-        number = int(_last(value))
-    except (TypeError, ValueError):
-        return default
-    return min(max(number, low), high)
+def _bool(default: bool) -> BeforeValidator:
+    return BeforeValidator(lambda v: _as_bool(v, default), json_schema_input_type=bool)
+
+
+def _int(default: int, low: int, high: int) -> BeforeValidator:
+    def read(value: Any) -> int:
+        try:
+            number = int(_last(value))
+        except (TypeError, ValueError):
+            return default
+        return min(max(number, low), high)
+
+    return BeforeValidator(read, json_schema_input_type=int)
 
 
 def _unit(value: Any) -> float | None:
@@ -125,96 +101,27 @@ def _unit(value: Any) -> float | None:
     return None if math.isnan(number) else min(max(number, 0.0), 1.0)
 
 
-def _time(name: str, value: Any) -> datetime | None:
-    value = _last(value)
-    if value in (None, ""):
-        return None
-    try:
-        return parse_time(value)
-    except ValueError:
-        raise BadRequest(f"Invalid {name} time: {value!r} is not an ISO-8601 timestamp") from None
+def _choice(allowed: tuple[str, ...], default: str) -> BeforeValidator:
+    def read(value: Any) -> str:
+        text = str(_last(value) or default).strip().lower()
+        return text if text in allowed else default
+
+    return BeforeValidator(read, json_schema_input_type=str)
 
 
-def _labels(value: Any) -> list[str]:
-    if isinstance(value, dict):
-        return [f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in value.items()]
-    pairs = _flat(value)
-    bad = [p for p in pairs if "=" not in p]
-    if bad:
-        raise BadRequest(f"Invalid 'labels': use key=value pairs (got {bad[0]!r})")
-    return pairs
+def _time(name: str) -> BeforeValidator:
+    def read(value: Any) -> datetime | None:
+        value = _last(value)
+        if value in (None, ""):
+            return None
+        try:
+            return parse_time(value)
+        except ValueError:
+            raise BadRequest(
+                f"Invalid {name} time: {value!r} is not an ISO-8601 timestamp"
+            ) from None
 
-
-def normalise(raw: dict[str, Any]) -> dict[str, Any]:
-    """Aliases resolved; the canonical name wins over an alias."""
-    data: dict[str, Any] = {}
-    for key, value in raw.items():
-        data.setdefault(ALIASES.get(key, key), value)
-    for key, value in raw.items():
-        if key not in ALIASES:
-            data[key] = value
-    return data
-
-
-def parse(raw: dict[str, Any]) -> RecallParams:
-    """RecallParams from query parameters or a JSON body (already a dict)."""
-    data = normalise(raw)
-    params = RecallParams()
-    params.query = _query(data.get("query"))
-    params.queries = [_query(q, "queries") for q in _flat(data.get("queries"))]
-    _bounded(data)
-    params.limit = _int(data.get("limit"), 5, 1, MAX_LIMIT)
-    sort = str(_last(data.get("sort")) or "score").lower()
-    params.sort = sort if sort in SORTS else "score"
-    params.embedding = _embedding(data.get("embedding"))
-    params.time_query = str(_last(data.get("time_query")) or "").strip() or None
-    params.start = _time("start", data.get("start"))
-    params.end = _time("end", data.get("end"))
-    params.tags = _flat(data.get("tags"))
-    params.tag_mode = _choice(data.get("tag_mode"), ("any", "all"), "any")
-    params.tag_match = _choice(data.get("tag_match"), ("prefix", "exact"), "prefix")
-    params.exclude_tags = _flat(data.get("exclude_tags"))
-    params.min_score = _unit(data.get("min_score")) or 0.0
-    params.relevance_floor = _unit(data.get("relevance_floor"))
-    params.recency_bias = _choice(data.get("recency_bias"), ("off", "on", "auto"), "off")
-    params.state_mode = _state_mode(data)
-    params.include_decayed = _bool(data.get("include_decayed"), False)
-    params.include_archived = _bool(data.get("include_archived"), False)
-    params.as_of = _time("as_of", data.get("as_of"))
-    params.labels = _labels(data.get("labels"))
-    params.types = _flat(data.get("type")) + _flat(data.get("types"))
-    params.layers = _flat(data.get("layer"))
-    params.roles = _flat(data.get("role"))
-    params.expand_relations = _bool(data.get("expand_relations"), False)
-    params.expand_entities = _bool(data.get("expand_entities"), False)
-    params.relation_limit = _int(data.get("relation_limit"), 5, 1, 200)
-    params.expansion_limit = _int(data.get("expansion_limit"), 25, 1, 500)
-    params.expand_min_importance = _unit(data.get("expand_min_importance")) or 0.0
-    params.expand_min_strength = _unit(data.get("expand_min_strength")) or 0.0
-    params.expand_respect_tags = _bool(data.get("expand_respect_tags"), False)
-    params.channels = _channels(data.get("channels"))
-    params.rerank = _bool(data.get("rerank"), True)
-    params.auto_decompose = _bool(data.get("auto_decompose"), False)
-    params.adaptive_floor = _bool(data.get("adaptive_floor"), False)
-    _hints(params, data)
-    return params
-
-
-def _hints(params: RecallParams, data: dict[str, Any]) -> None:
-    """Context hints (soft boosts), guaranteed ids and the tag-scope fallback."""
-    language = str(_last(data.get("language")) or "").strip() or None
-    path = str(_last(data.get("active_path")) or "").strip() or None
-    params.language = language_of(language, path)
-    context = str(_last(data.get("context")) or "").strip() or None
-    try:
-        params.priority = context_priority(
-            _flat(data.get("context_tags")), _flat(data.get("context_types")),
-            language=params.language, context=context,
-        )  # fmt: skip
-    except ValueError as exc:
-        raise BadRequest(f"Invalid 'context_types': {exc}") from None
-    params.priority_ids = list(dict.fromkeys(_flat(data.get("priority_ids"))))[:MAX_LIMIT]
-    params.scope_fallback = _bool(data.get("scope_fallback"), False)
+    return BeforeValidator(read, json_schema_input_type=str | None)
 
 
 def _query(value: Any, name: str = "query") -> str:
@@ -226,40 +133,18 @@ def _query(value: Any, name: str = "query") -> str:
     return text
 
 
-LISTS = ("queries", "tags", "exclude_tags", "context_tags", "context_types", "type", "types",
-         "layer", "role", "labels", "channels", "priority_ids")  # fmt: skip
-TEXTS = ("time_query", "language", "active_path", "context", "tag_mode", "tag_match", "sort",
-         "state_mode", "recency_bias")  # fmt: skip
+def _queries(value: Any) -> list[str]:
+    return [_query(q, "queries") for q in _flat(value)]
 
 
-def _bounded(data: dict[str, Any]) -> None:
-    """400 naming the limit for a list with too many items, or an item or text too long."""
-    for name in LISTS:
-        value = data.get(name)
-        items = [f"{k}={v}" for k, v in value.items()] if isinstance(value, dict) else _flat(value)
-        limit = {"queries": MAX_QUERIES, "priority_ids": MAX_IDS}.get(name, MAX_ITEMS)
-        if len(items) > limit:
-            raise BadRequest(f"Too many '{name}': {len(items)}; the limit is {limit}")
-        longest = max((len(str(item)) for item in items), default=0)
-        if name != "queries" and longest > MAX_ITEM_CHARS:
-            raise BadRequest(f"An item of '{name}' is too long; the limit is {MAX_ITEM_CHARS}")
-    for name in TEXTS:
-        if len(str(_last(data.get(name)) or "")) > MAX_ITEM_CHARS:
-            raise BadRequest(f"'{name}' is too long; the limit is {MAX_ITEM_CHARS} characters")
-
-
-def _choice(value: Any, allowed: tuple[str, ...], default: str) -> str:
-    text = str(_last(value) or default).strip().lower()
-    return text if text in allowed else default
-
-
-def _state_mode(data: dict[str, Any]) -> str:
-    if "current_only" in data:  # legacy flag, wins over state_mode (AutoMem)
-        return "current" if _bool(data["current_only"], True) else "history"
-    mode = str(_last(data.get("state_mode")) or "current").strip().lower()
-    if mode not in ("current", "history"):
-        raise BadRequest("'state_mode' must be 'current' or 'history'")
-    return mode
+def _labels(value: Any) -> list[str]:
+    if isinstance(value, dict):
+        return [f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in value.items()]
+    pairs = _flat(value)
+    bad = [p for p in pairs if "=" not in p]
+    if bad:
+        raise BadRequest(f"Invalid 'labels': use key=value pairs (got {bad[0]!r})")
+    return pairs
 
 
 def _embedding(value: Any) -> list[float] | None:
@@ -278,3 +163,208 @@ def _channels(value: Any) -> list[str]:
     if unknown:
         raise BadRequest(f"Invalid 'channels': {unknown[0]!r}; use {', '.join(CHANNELS)}")
     return names
+
+
+def _state_mode(value: Any) -> str:
+    mode = str(_last(value) or "current").strip().lower()
+    if mode not in ("current", "history"):
+        raise BadRequest("'state_mode' must be 'current' or 'history'")
+    return mode
+
+
+Text = Annotated[str | None, BeforeValidator(_text, json_schema_input_type=str | None)]
+Words = Annotated[list[str], BeforeValidator(_flat, json_schema_input_type=list[str] | None)]
+Unit = Annotated[float, BeforeValidator(lambda v: _unit(v) or 0.0, json_schema_input_type=float)]
+
+
+# --- The request ------------------------------------------------------------------------------
+
+
+class RecallRequest(BaseModel):
+    """POST /recall body; GET takes the same names as query parameters (lists comma-separated).
+    AutoMem's aliases are accepted too (order_by, time, expand, lang, file_path, …)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    query: Annotated[str, BeforeValidator(_query, json_schema_input_type=str)] = Field(
+        "", description=f"What to look for (at most {MAX_QUERY_CHARS} characters)."
+    )
+    queries: Annotated[
+        list[str], BeforeValidator(_queries, json_schema_input_type=list[str] | None)
+    ] = Field(default_factory=list, description="Several queries, merged and deduped.")
+    limit: Annotated[int, _int(5, 1, MAX_LIMIT)] = Field(
+        5, description="Results wanted, clamped to 1–100."
+    )
+    sort: Annotated[str, _choice(SORTS, "score")] = Field(
+        "score", description="score, time_desc, time_asc, updated_desc, updated_asc."
+    )
+    embedding: Annotated[
+        list[float] | None, BeforeValidator(_embedding, json_schema_input_type=list[float] | None)
+    ] = Field(None, description="A query vector instead of text.")
+    time_query: Text = Field(None, description="e.g. yesterday, last 3 days, in March 2023.")
+    start: Annotated[datetime | None, _time("start")] = Field(
+        None, description="Window start (ISO-8601); wins over time_query."
+    )
+    end: Annotated[datetime | None, _time("end")] = Field(
+        None, description="Window end (ISO-8601)."
+    )
+    tags: Words = Field(default_factory=list, description="Tag filter (hard).")
+    tag_mode: Annotated[str, _choice(("any", "all"), "any")] = Field(
+        "any", description="any or all."
+    )
+    tag_match: Annotated[str, _choice(("prefix", "exact"), "prefix")] = Field(
+        "prefix", description="prefix (hierarchical) or exact."
+    )
+    exclude_tags: Words = Field(default_factory=list, description="Drop memories with these tags.")
+    labels: Annotated[
+        list[str], BeforeValidator(_labels, json_schema_input_type=dict[str, Any] | None)
+    ] = Field(default_factory=list, description="Label filter: every pair must match.")
+    types: Words = Field(
+        default_factory=list,
+        validation_alias=AliasChoices("type", "types"),
+        description="Only these memory types (`type` or `types`).",
+    )
+    layers: Words = Field(
+        default_factory=list,
+        validation_alias=AliasChoices("layer", "layers"),
+        description="raw and/or consolidated.",
+    )
+    roles: Words = Field(
+        default_factory=list,
+        validation_alias=AliasChoices("role", "roles"),
+        description="user and/or assistant.",
+    )
+    state_mode: Annotated[str, BeforeValidator(_state_mode, json_schema_input_type=str)] = Field(
+        "current", description="current (default) or history; `current_only=false` = history."
+    )
+    include_decayed: Annotated[bool, _bool(False)] = Field(
+        False, description="Include memories past their TTL."
+    )
+    include_archived: Annotated[bool, _bool(False)] = Field(
+        False, description="Include archived memories."
+    )
+    min_score: Unit = Field(0.0, description="Drop results whose final score is lower.")
+    relevance_floor: Annotated[
+        float | None, BeforeValidator(_unit, json_schema_input_type=float | None)
+    ] = Field(
+        None,
+        description="Similarity below which a memory sharing no term with the query is dropped; "
+        "0 turns the floor and the relevance gate off (docs/recall.md).",
+    )
+    recency_bias: Annotated[str, _choice(("off", "on", "auto"), "off")] = Field(
+        "off",
+        description="Accepted for AutoMem compatibility and ignored: recency is always a term "
+        "of the score (RECALL_WEIGHT_RECENCY).",
+    )
+    channels: Annotated[
+        list[str], BeforeValidator(_channels, json_schema_input_type=list[str] | None)
+    ] = Field(default_factory=lambda: list(CHANNELS), description="dense, bm25 and/or context.")
+    rerank: Annotated[bool, _bool(True)] = Field(
+        True, description="false: pure fused match order (evaluation)."
+    )
+    expand_relations: Annotated[bool, _bool(False)] = Field(
+        False, description="Append neighbours over relationships."
+    )
+    expand_entities: Annotated[bool, _bool(False)] = Field(
+        False, description="Append memories sharing an entity."
+    )
+    relation_limit: Annotated[int, _int(5, 1, 200)] = Field(
+        5, description="Expansions per result, 1–200."
+    )
+    expansion_limit: Annotated[int, _int(25, 1, 500)] = Field(
+        25, description="Expansions in all, 1–500."
+    )
+    expand_min_importance: Unit = Field(0.0, description="Expansions' least importance.")
+    expand_min_strength: Unit = Field(0.0, description="Expansions' least relation strength.")
+    expand_respect_tags: Annotated[bool, _bool(False)] = Field(
+        False, description="Expansions obey the tag filter too."
+    )
+    as_of: Annotated[datetime | None, _time("as_of")] = Field(
+        None, description="Answer from the states current at this time."
+    )
+    context_tags: Words = Field(default_factory=list, description="Favour these tags (soft).")
+    context_types: Words = Field(default_factory=list, description="Favour these types (soft).")
+    language: Text = Field(None, description="Favour this language's style memories.")
+    active_path: Text = Field(None, description="A file path; its extension → language.")
+    context: Text = Field(None, description="A context label, favoured as a tag.")
+    priority_ids: Words = Field(
+        default_factory=list, description="Ids guaranteed the first places."
+    )
+    scope_fallback: Annotated[bool, _bool(False)] = Field(
+        False, description="Fewer results than limit inside `tags` → fill from outside them."
+    )
+    auto_decompose: Annotated[bool, _bool(False)] = Field(
+        False, description="Also run sub-queries: the things the query names, its topic words."
+    )
+    # AutoMem's gap-based tail cut. Off by default, unlike AutoMem: it cut valid hits there
+    # (automem.md §15, #128); Engram's relevance floor drops unrelated memories instead.
+    adaptive_floor: Annotated[bool, _bool(False)] = Field(
+        False, description="AutoMem's gap-based tail cut of the results (off by default)."
+    )
+    # Derived from the context hints (context_tags, context_types, language, context).
+    priority: SkipJsonSchema[ContextPriority] = Field(default_factory=ContextPriority)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _normalised(cls, raw: Any) -> Any:
+        """Aliases resolved (the canonical name wins), `type` and `types` merged, the legacy
+        `current_only` applied, every list and text bounded."""
+        if not isinstance(raw, dict):
+            raise BadRequest("The recall request must be an object")
+        data = normalise(raw)
+        data.pop("priority", None)  # derived, never given
+        if "type" in data and "types" in data:
+            data["types"] = _flat(data.pop("type")) + _flat(data["types"])
+        if "current_only" in data:  # legacy flag, wins over state_mode (AutoMem)
+            current = _as_bool(data.pop("current_only"), True)
+            data["state_mode"] = "current" if current else "history"
+        _bounded(data)
+        return data
+
+    @model_validator(mode="after")
+    def _hints(self) -> "RecallRequest":
+        """Context hints become a soft boost profile; priority ids are kept once each."""
+        self.language = language_of(self.language, self.active_path)
+        try:
+            self.priority = context_priority(
+                self.context_tags, self.context_types, language=self.language,
+                context=self.context,
+            )  # fmt: skip
+        except ValueError as exc:
+            raise BadRequest(f"Invalid 'context_types': {exc}") from None
+        self.priority_ids = list(dict.fromkeys(self.priority_ids))
+        return self
+
+
+def normalise(raw: dict[str, Any]) -> dict[str, Any]:
+    """Aliases resolved; the canonical name wins over an alias."""
+    data: dict[str, Any] = {}
+    for key, value in raw.items():
+        data.setdefault(ALIASES.get(key, key), value)
+    for key, value in raw.items():
+        if key not in ALIASES:
+            data[key] = value
+    return data
+
+
+def _bounded(data: dict[str, Any]) -> None:
+    """400 naming the limit for a list with too many items, or an item or text too long."""
+    lists = ("queries", "tags", "exclude_tags", "context_tags", "context_types", "type", "types",
+             "layer", "layers", "role", "roles", "labels", "channels", "priority_ids")  # fmt: skip
+    for name in lists:
+        value = data.get(name)
+        items = [f"{k}={v}" for k, v in value.items()] if isinstance(value, dict) else _flat(value)
+        limit = LIST_LIMITS.get(name, MAX_ITEMS)
+        if len(items) > limit:
+            raise BadRequest(f"Too many '{name}': {len(items)}; the limit is {limit}")
+        longest = max((len(str(item)) for item in items), default=0)
+        if name != "queries" and longest > MAX_ITEM_CHARS:
+            raise BadRequest(f"An item of '{name}' is too long; the limit is {MAX_ITEM_CHARS}")
+    for name in TEXTS:
+        if len(str(_last(data.get(name)) or "")) > MAX_ITEM_CHARS:
+            raise BadRequest(f"'{name}' is too long; the limit is {MAX_ITEM_CHARS} characters")
+
+
+def parse(raw: dict[str, Any]) -> RecallRequest:
+    """A RecallRequest from query parameters (lists of strings) or a JSON body."""
+    return RecallRequest.model_validate(raw)

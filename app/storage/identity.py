@@ -1,0 +1,99 @@
+"""Which stores belong together: beside the graph, FalkorDB's server keeps the deployment's id
+and the identity of the vector store that mirrors the graph, and every process checks that it
+opened that vector store.
+
+A process that opened another vector store (another Qdrant, another collection, a shard of its
+own) would take the deployment's jobs and write vectors its API never reads, while every check
+looked healthy: it refuses to start instead. The record is a Redis hash on the FalkorDB server,
+next to the graph rather than in it, so a backup of the graph restored elsewhere does not carry
+its old deployment's identity. The vector store's identity is
+- a local shard: an id kept in a file inside the shard's directory (a wiped shard is a new one);
+- a Qdrant server: its URL (scheme, host, port, path) and collection, so every process must name
+  the server the same way;
+- qdrant-client's in-memory mode: private to its process, so never the deployment's.
+"""
+
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from redis.asyncio import Redis
+
+STORE_ID_FILE = "engram-store-id"
+MEMORY_LOCATION = ":memory:"
+
+
+class StoreMismatch(Exception):
+    """This process opened a vector store other than its deployment's."""
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    deployment_id: str
+    vector_store: str
+
+
+def vector_store_identity(url: str | None, collection: str, shard_dir: Path) -> str:
+    """The identity of the vector store these settings open (created for a new local shard)."""
+    if url is None or not url.strip():
+        return f"edge:{_shard_id(shard_dir)}"
+    if url == MEMORY_LOCATION:
+        return f"memory:{uuid.uuid4()}"
+    parts = urlsplit(url.strip())
+    port = parts.port or (443 if parts.scheme == "https" else 6333)
+    where = f"{parts.scheme}://{(parts.hostname or '').lower()}:{port}{parts.path.rstrip('/')}"
+    return f"qdrant:{where}/{collection}"
+
+
+def _shard_id(shard_dir: Path) -> str:
+    path = shard_dir / STORE_ID_FILE
+    if path.exists():
+        return path.read_text().strip()
+    shard_dir.mkdir(parents=True, exist_ok=True)
+    made = uuid.uuid4().hex
+    temporary = path.with_suffix(".tmp")
+    temporary.write_text(made + "\n")
+    temporary.replace(path)
+    return made
+
+
+def identity_key(graph_name: str) -> str:
+    return f"engram:identity:{graph_name}"
+
+
+async def check_identity(
+    falkordb_url: str, graph_name: str, vector_store: str, *, adopt: bool, now: str
+) -> tuple[Identity, str | None]:
+    """The deployment's identity, recorded by the first process. With `adopt`, a different
+    vector store becomes the deployment's (returned as the one it replaced); without, it is
+    refused. HSETNX makes one of two first processes the recorder, and the other compares."""
+    key = identity_key(graph_name)
+    redis = Redis.from_url(falkordb_url, decode_responses=True)
+    try:
+        await redis.hsetnx(key, "deployment_id", uuid.uuid4().hex)
+        await redis.hsetnx(key, "created_at", now)
+        if await redis.hsetnx(key, "vector_store", vector_store):
+            await redis.hset(key, "vector_store_since", now)
+        found = await redis.hgetall(key)
+        recorded = {str(k): str(v) for k, v in found.items()}  # decode_responses: already str
+        if recorded["vector_store"] == vector_store:
+            return Identity(recorded["deployment_id"], vector_store), None
+        if not adopt:
+            raise StoreMismatch(
+                _mismatch(recorded["deployment_id"], recorded["vector_store"], vector_store)
+            )
+        await redis.hset(key, mapping={"vector_store": vector_store, "vector_store_since": now})
+        return Identity(recorded["deployment_id"], vector_store), recorded["vector_store"]
+    finally:
+        await redis.aclose()
+
+
+def _mismatch(deployment_id: str, recorded: str, opened: str) -> str:
+    return (
+        f"This process opened the vector store {opened}, but the graph belongs to deployment "
+        f"{deployment_id}, whose vectors are in {recorded}. Jobs run here would write vectors "
+        "its API never reads. Give every process the same QDRANT_URL (spelled the same way) and "
+        "QDRANT_COLLECTION; if the deployment really moved to this vector store, start one "
+        "process with ENGRAM_ADOPT_VECTOR_STORE=true (the sync job then re-fills it)."
+    )

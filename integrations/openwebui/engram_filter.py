@@ -1,0 +1,158 @@
+"""
+title: Engram memory
+author: Engram
+version: 0.1.0
+license: MIT
+requirements: httpx
+description: Long-term memory for Open WebUI chats. Before the model answers, what Engram
+  recalls about the user's message is added to the system prompt; after it answers, the
+  exchange is sent to Engram, which keeps the durable facts.
+"""
+
+# An Open WebUI "filter" function: paste this file in Admin Panel → Functions, or import it,
+# then enable it for the models that should remember. It depends on nothing from Engram.
+
+import logging
+from typing import Any
+
+import httpx
+from pydantic import BaseModel, Field
+
+log = logging.getLogger("engram_filter")
+
+MARK_START = "<engram-memories>"
+MARK_END = "</engram-memories>"
+HEADER = (
+    "What you remember about the user from earlier conversations (use it when it helps; "
+    "do not mention this list):"
+)
+
+
+def message_text(message: dict[str, Any]) -> str:
+    """A message's text: a plain string, or the text parts of a multimodal list."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [p.get("text") for p in content if isinstance(p, dict) and p.get("type") == "text"]
+        return "\n".join(part for part in parts if part)
+    return ""
+
+
+def last_index(messages: list[dict[str, Any]], role: str) -> int | None:
+    for index in range(len(messages) - 1, -1, -1):
+        if messages[index].get("role") == role and message_text(messages[index]).strip():
+            return index
+    return None
+
+
+def without_block(text: str) -> str:
+    """The text with an earlier injected block removed (a regenerated answer injects anew)."""
+    start = text.find(MARK_START)
+    end = text.find(MARK_END)
+    if start == -1 or end == -1:
+        return text
+    return (text[:start] + text[end + len(MARK_END) :]).strip()
+
+
+def chat_id_of(body: dict[str, Any], metadata: dict[str, Any] | None) -> str | None:
+    """Where Open WebUI puts the chat's id: the body (`chat_id`), its `metadata`, or the
+    `__metadata__` argument, depending on the version."""
+    for source in (body, body.get("metadata") or {}, metadata or {}):
+        if isinstance(source, dict) and source.get("chat_id"):
+            return str(source["chat_id"])
+    return None
+
+
+class Filter:
+    class Valves(BaseModel):
+        engram_url: str = Field("http://localhost:8001", description="Engram's base URL.")
+        api_key: str = Field("", description="An Engram API key (a user's, not the admin key).")
+        agent_id: str = Field("openwebui", description="The agent scope (X-Agent-Id).")
+        per_user_agent: bool = Field(
+            True,
+            description="Each Open WebUI user gets the sub-agent '<agent_id>:<user id>', so "
+            "users sharing one key do not see each other's memories.",
+        )
+        max_tokens: int = Field(800, ge=50, le=32000, description="Budget of the memory block.")
+        include_core: bool = Field(True, description="Pinned (core) memories in every prompt.")
+        remember: bool = Field(True, description="Send each exchange to Engram to learn from.")
+        timeout_s: float = Field(10.0, gt=0, description="Seconds to wait for Engram.")
+        priority: int = Field(0, description="Order among filters (lower runs first).")
+
+    def __init__(self) -> None:
+        self.valves = self.Valves()
+
+    def _headers(self, user: dict[str, Any] | None) -> dict[str, str]:
+        agent = self.valves.agent_id
+        if self.valves.per_user_agent and user and user.get("id"):
+            agent = f"{agent}:{user['id']}"
+        return {"Authorization": f"Bearer {self.valves.api_key}", "X-Agent-Id": agent}
+
+    async def _post(self, path: str, payload: dict[str, Any], user: dict[str, Any] | None) -> Any:
+        url = self.valves.engram_url.rstrip("/") + path
+        async with httpx.AsyncClient(timeout=self.valves.timeout_s) as client:
+            answer = await client.post(url, json=payload, headers=self._headers(user))
+        answer.raise_for_status()
+        return answer.json()
+
+    async def inlet(
+        self,
+        body: dict[str, Any],
+        __user__: dict[str, Any] | None = None,
+        __metadata__: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Adds what Engram recalls for the last user message to the system prompt; nothing
+        when nothing is relevant, and the chat goes on unchanged if Engram cannot be reached."""
+        messages = body.get("messages") or []
+        asked = last_index(messages, "user")
+        if asked is None:
+            return body
+        query = {"query": message_text(messages[asked]), "max_tokens": self.valves.max_tokens,
+                 "include_core": self.valves.include_core}  # fmt: skip
+        try:
+            found = await self._post("/recall/context", query, __user__)
+        except (httpx.HTTPError, ValueError) as exc:
+            log.warning("Engram recall failed; answering without memories: %s", exc)
+            return body
+        if not found.get("memory_ids") or found.get("relevant") is False:
+            return body
+        block = f"{MARK_START}\n{HEADER}\n{found['context']}\n{MARK_END}"
+        if messages and messages[0].get("role") == "system":
+            earlier = without_block(message_text(messages[0]))
+            messages[0] = {**messages[0], "content": f"{earlier}\n\n{block}".strip()}
+        else:
+            messages.insert(0, {"role": "system", "content": block})
+        body["messages"] = messages
+        return body
+
+    async def outlet(
+        self,
+        body: dict[str, Any],
+        __user__: dict[str, Any] | None = None,
+        __metadata__: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Sends the last exchange (the user's message and the answer) to Engram's /remember,
+        with the chat's id as the session; the answer shown is never changed."""
+        if not self.valves.remember:
+            return body
+        messages = body.get("messages") or []
+        answered, asked = last_index(messages, "assistant"), last_index(messages, "user")
+        if answered is None or asked is None or asked > answered:
+            return body
+        turns = [
+            {"role": messages[i]["role"], "content": message_text(messages[i]),
+             **({"message_id": str(messages[i]["id"])} if messages[i].get("id") else {})}
+            for i in (asked, answered)
+        ]  # fmt: skip
+        chat_id = chat_id_of(body, __metadata__)
+        exchange: dict[str, Any] = {
+            "messages": turns,
+            "session_id": chat_id or f"openwebui-{(__user__ or {}).get('id', 'anonymous')}",
+            "source": {k: v for k, v in (("chat_id", chat_id), ("model", body.get("model"))) if v},
+        }
+        try:
+            await self._post("/remember", exchange, __user__)
+        except (httpx.HTTPError, ValueError) as exc:
+            log.warning("Engram did not take the exchange: %s", exc)
+        return body
