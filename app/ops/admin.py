@@ -45,6 +45,11 @@ class EnrichmentStatus(BaseModel):
     enrichment: dict[str, Any] = Field(
         description="Whether enrichment runs, and memories per enrichment state."
     )
+    remember: dict[str, Any] = Field(
+        default_factory=dict,
+        description="/remember extraction: by rules, LLM attempts/successes/invalid answers, "
+        "fallbacks to the rules, last error.",
+    )
     classification: dict[str, Any] = Field(
         description="Classifier counters: pattern, llm attempts/successes, fallbacks, last error."
     )
@@ -147,6 +152,7 @@ async def enrichment_status(
             "memories": await enrichment.count_by_status(runtime.stores.graph, counted),
         },
         classification=runtime.classification_stats.as_dict(),
+        remember=runtime.remember_stats.as_dict(),
         llm=runtime.llm.status() if runtime.llm is not None else None,
     )
 
