@@ -5,7 +5,7 @@ Each service comes on its own (`StoresDep`, `JobsDep`, ...), read from the runni
 """
 
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, Protocol
 
 from fastapi import Depends, Header, Request
 
@@ -100,6 +100,15 @@ ClassificationStatsDep = Annotated[
     ClassificationStats, Depends(runtime_part("classification_stats"))
 ]
 WorkerSlotsDep = Annotated[int, Depends(runtime_part("worker_slots"))]
+
+
+class Counters(Protocol):
+    """Counters a status page shows (e.g. /remember's extraction outcomes)."""
+
+    def as_dict(self) -> dict[str, Any]: ...
+
+
+RememberStatsDep = Annotated[Counters, Depends(runtime_part("remember_stats"))]
 SchedulerRunningDep = Annotated[bool, Depends(runtime_part("scheduler_running"))]
 PrincipalDep = Annotated[Principal, Depends(require_principal)]
 OptionalPrincipalDep = Annotated[Principal | None, Depends(optional_principal)]

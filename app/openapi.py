@@ -47,6 +47,7 @@ RAISES: dict[str, set[int]] = {
     "erase_any_memory": {404},
     "import_memories": {400, 413},
     "ready": {503},
+    "recover": {409},
 }
 
 # Statuses a route never answers although its dependencies could (health is always 200).

@@ -37,6 +37,7 @@ from app.refusals import (
     vector_index_unreadable,
 )
 from app.remember.pipeline import RememberConfig
+from app.remember.stats import ExtractionStats
 from app.storage import Stores
 from app.storage.falkordb_server import EmbeddedFalkorDB
 from app.storage.graph import GraphStore
@@ -60,6 +61,7 @@ class Runtime:
     keyring: KeyRing | None = None
     llm: LLMClient | None = None
     classification_stats: ClassificationStats = field(default_factory=ClassificationStats)
+    remember_stats: ExtractionStats = field(default_factory=ExtractionStats)
     falkordb_server: EmbeddedFalkorDB | None = None
     runner: JobRunner | None = None
     scheduler_running: bool = False

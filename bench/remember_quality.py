@@ -266,6 +266,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="write the figures and misses here")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(message)s")
+    logging.getLogger("httpx").setLevel(logging.WARNING)
     conversations = load(args.split)
     if args.only:
         conversations = [c for c in conversations if c["id"] in args.only]

@@ -153,3 +153,33 @@ def _print_restore(report: dict[str, Any]) -> None:
                 "mismatched_memories": report.get("mismatched_memories", [])[:20],
             }
         )
+
+
+def recover_from_vectors(
+    ctx: typer.Context,
+    force: Annotated[
+        bool, typer.Option(help="Run on a graph that holds memories: add only the missing ones.")
+    ] = False,
+) -> None:
+    """Rebuild lost memories from the vector points (content and fields).
+
+    Revisions, links, entities and history are not in the points and do not come back; the
+    report lists what could not be recovered. Nothing is ever deleted.
+    """
+    opts = options(ctx)
+    report = opts.client().post(
+        "/admin/recover-from-vectors", params={"force": str(force).lower()}, timeout=LONG
+    )
+    if opts.as_json:
+        emit_json(report)
+        return
+    rows = {
+        "points read": report["points"], "memories recovered": report["recovered"],
+        "already in the graph": report["already_in_graph"],
+        "unrecoverable points": report["unrecoverable"],
+        "queued for embedding": report["queued_for_embedding"],
+        "not in the points": ", ".join(report["not_recoverable_from_points"]),
+    }  # fmt: skip
+    console.print(key_value_table("Recovery from vectors", rows))
+    for lost in report.get("unrecoverable_sample", []):
+        console.print(f"  {lost['id']}: {lost['reason']}", highlight=False)

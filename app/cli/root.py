@@ -97,6 +97,7 @@ def command(name: str, function: Callable[..., None]) -> None:
 command("status", status.status)
 command("backup", backup.backup)
 command("restore", backup.restore)
+command("recover-from-vectors", backup.recover_from_vectors)
 command("erase", erase.erase)
 command("export", portable.export)
 command("import", portable.import_)

@@ -221,7 +221,7 @@ class DeleteByTagResponse(BaseModel):
 
 
 class HistoryEvent(BaseModel):
-    action: Literal["create", "update", "delete", "erase", "import"] = Field(
+    action: Literal["create", "update", "delete", "erase", "import", "recover"] = Field(
         description="What happened (erase: the content was removed everywhere)."
     )
     version: int = Field(description="The version it produced (delete: the last version).")

@@ -14,6 +14,7 @@ from app.deps import (
     JobsDep,
     LLMDep,
     PrincipalDep,
+    RememberStatsDep,
     StoresDep,
     WorkerSlotsDep,
 )
@@ -53,6 +54,11 @@ class EnrichmentStatus(BaseModel):
     jobs: dict[str, KindStatus] = Field(description="The same figures per job kind.")
     enrichment: dict[str, Any] = Field(
         description="Whether enrichment runs, and memories per enrichment state."
+    )
+    remember: dict[str, Any] = Field(
+        default_factory=dict,
+        description="/remember extraction: by rules, LLM attempts/successes/invalid answers, "
+        "fallbacks to the rules, last error.",
     )
     classification: dict[str, Any] = Field(
         description="Classifier counters: pattern, llm attempts/successes, fallbacks, last error."
@@ -132,6 +138,7 @@ async def enrichment_status(
     jobs: JobsDep,
     workers: WorkerSlotsDep,
     classification: ClassificationStatsDep,
+    remember_stats: RememberStatsDep,
     llm: LLMDep,
     principal: PrincipalDep,
     x_agent_id: AgentHeader = None,
@@ -161,6 +168,7 @@ async def enrichment_status(
             "memories": await enrichment.count_by_status(stores.graph, counted),
         },
         classification=classification.as_dict(),
+        remember=remember_stats.as_dict(),
         llm=llm.status() if llm is not None else None,
     )
 

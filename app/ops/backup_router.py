@@ -4,7 +4,7 @@ POST /admin/restore (the archive as the request body). Admin key only."""
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import FileResponse, JSONResponse
@@ -13,6 +13,7 @@ from starlette.background import BackgroundTask
 from app.deps import AdminDep, EmbedderDep, JobsDep, SettingsDep, StoresDep
 from app.memories.tasks import EmbedDeps
 from app.ops.backup import BackupSource, create_backup, parse_include
+from app.ops.recover import recover_from_vectors
 from app.ops.restore import restore_backup
 from app.ops.uploads import receive_to
 from app.ops.write_gate import WriteGate
@@ -80,3 +81,22 @@ async def restore(
         body = {"status": "error", "code": 500, "error": "restore_unverified", "message": message}
         return JSONResponse({**body, **report.as_dict()}, status_code=500)
     return JSONResponse({"status": "success", **report.as_dict()})
+
+
+@router.post("/admin/recover-from-vectors")
+async def recover(
+    request: Request,
+    stores: StoresDep,
+    embedder: EmbedderDep,
+    jobs: JobsDep,
+    settings: SettingsDep,
+    admin: AdminDep,
+    force: bool = False,
+) -> dict[str, Any]:
+    """Rebuilds the memories of a lost graph from the vector points (content and fields; not
+    revisions, links or entities, as the report lists). Refuses a graph that holds memories
+    unless `force`, which adds only the missing ones; never deletes anything."""
+    deps = EmbedDeps(stores, embedder, jobs, settings.embedding_include_date)
+    async with _gate(request).paused():
+        report = await recover_from_vectors(deps, force=force, actor=admin.actor)
+    return {"status": "success", **report.as_dict()}

@@ -17,8 +17,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from app.errors import ServiceUnavailable
 
 MUTATING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
-# Operator requests that manage the gate themselves (a restore holds it for its whole run).
-UNGATED_PATHS = ("/admin/restore",)
+# Operator requests that manage the gate themselves (they hold it for their whole run).
+UNGATED_PATHS = ("/admin/restore", "/admin/recover-from-vectors")
 DRAIN_TIMEOUT_S = 30.0
 
 

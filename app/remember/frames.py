@@ -98,10 +98,14 @@ def _phrase_tokens(token: Token, preps: tuple[str, ...]) -> list[Token]:
     return words
 
 
+HEAD_SKIPPED = frozenset({"det", "poss", "nummod", "punct", "advmod", "case", "predet"})
+
+
 def head_words(token: Token) -> str:
-    """The head noun with its compounds and adjectives ("data analyst", "staff engineer")."""
-    left = [c for c in token.lefts if c.dep_ in ("compound", "amod", "nmod") and c.is_alpha]
-    return " ".join([*(c.text for c in left), token.text])
+    """The head noun with its modifiers, without determiners or counts ("primary school
+    teacher", "3D printer", "Honda Civic")."""
+    words = [t for t in token.doc[token.left_edge.i : token.i] if t.dep_ not in HEAD_SKIPPED]
+    return " ".join([*(t.text for t in words), token.text])
 
 
 def rest_text(verb: Token) -> str:

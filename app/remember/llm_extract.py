@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from app.models import TYPE_ALIASES, MemoryType
+from app.remember.attributes import ACTIVE, ATTRIBUTES, ENDED, MULTI, slot_for
 from app.remember.facts import ASSISTANT, USER, ExtractedFact, Turn, allowed_subjects
 
 if TYPE_CHECKING:
@@ -32,7 +33,7 @@ FACT_SCHEMA = {
     "additionalProperties": False,
     "required": [
         "content", "subject", "type", "categories", "importance", "confidence", "ttl_days",
-        "event_time", "slot", "value", "message_index",
+        "event_time", "attribute", "key", "value", "ended", "slot", "message_index",
     ],
     "properties": {
         "content": {"type": "string"},
@@ -43,8 +44,11 @@ FACT_SCHEMA = {
         "confidence": {"type": "number"},
         "ttl_days": {"type": ["number", "null"]},
         "event_time": NULLABLE_STRING,
-        "slot": NULLABLE_STRING,
+        "attribute": {"type": ["string", "null"], "enum": [*ATTRIBUTES, None]},
+        "key": NULLABLE_STRING,
         "value": NULLABLE_STRING,
+        "ended": {"type": "boolean"},
+        "slot": NULLABLE_STRING,
         "message_index": {"type": ["integer", "null"]},
     },
 }  # fmt: skip
@@ -89,16 +93,30 @@ Fields of each fact:
 - confidence: 0 to 1, how plainly the message states it.
 - ttl_days: how many days the fact stays useful (a plan: until shortly after its date), or null.
 - event_time: ISO 8601 date of the event or plan, or null.
-- slot and value: when the fact fills a known slot, the slot and its short value, e.g.
-  residence/Prague, employer/Google, job_title/nurse, name/Ava, age/34, diet/vegetarian,
-  relationship_status/married, favorite:<thing>/<value>, likes:<thing>/"likes" or "dislikes",
-  pet:<kind>/<name>; otherwise null and null. Except for pets, a slot holds one value at a
-  time, so a new value replaces the old one.
+- attribute, key, value, ended: the attribute the fact fills, from this list, or null:
+{attributes}
+  A single-valued attribute holds one value at a time (a new one replaces it): give its short
+  value (residence/Prague, employer/Google, age/34), and as key the thing a per-thing attribute
+  is about (favorite with key "season", tool with key "database"), else null. A multi-valued
+  attribute holds many items: give the item as key (pet/"Biscuit", language/"Portuguese",
+  activity/"yoga") and as value "active" (likes: "likes" or "dislikes"). ended: true when the
+  message says it ended ("passed away", "quit", "sold", "broke up", "no longer", "I don't eat
+  meat any more"), else false.
+- slot: null (kept for older clients).
 - message_index: the index of the message that states it."""
 
 
+ATTRIBUTE_LINES = "\n".join(
+    f"  {a.name} ({a.cardinality}): {a.description}" for a in ATTRIBUTES.values()
+)
+
+
+class InvalidAnswer(ValueError):
+    """The LLM answered, but not with usable facts (the caller falls back to the rules)."""
+
+
 def system_prompt(subjects: frozenset[str]) -> str:
-    return SYSTEM_PROMPT.format(subject_rule=SUBJECT_RULES[subjects])
+    return SYSTEM_PROMPT.format(subject_rule=SUBJECT_RULES[subjects], attributes=ATTRIBUTE_LINES)
 
 
 def conversation_prompt(turns: Sequence[Turn]) -> str:
@@ -149,12 +167,16 @@ async def extract_facts_with_llm(
 
 
 def parse_facts(answer: Any, turns: Sequence[Turn]) -> list[ExtractedFact]:
-    """The well-formed facts of an answer; anything else is dropped."""
+    """The well-formed facts of an answer; malformed items are dropped. An answer without a list
+    of facts, or whose every item is malformed, raises InvalidAnswer."""
     items = answer.get("facts") if isinstance(answer, dict) else None
     if not isinstance(items, list):
-        return []
-    parsed = (parse_fact(item, turns) for item in items[:MAX_FACTS])
-    return [fact for fact in parsed if fact is not None]
+        raise InvalidAnswer("the answer has no list of facts")
+    parsed = [parse_fact(item, turns) for item in items[:MAX_FACTS]]
+    facts = [fact for fact in parsed if fact is not None]
+    if items and not facts:
+        raise InvalidAnswer(f"none of the {len(items)} facts of the answer is well-formed")
+    return facts
 
 
 def parse_fact(item: Any, turns: Sequence[Turn]) -> ExtractedFact | None:
@@ -165,7 +187,7 @@ def parse_fact(item: Any, turns: Sequence[Turn]) -> ExtractedFact | None:
     subject = subject.lower() if subject else None
     if not content or len(content) > MAX_CONTENT_CHARS or subject not in (USER, ASSISTANT):
         return None
-    slot = _text(item.get("slot"))
+    slot, value = _slot_and_value(item)
     return ExtractedFact(
         content=content,
         subject=subject,
@@ -175,10 +197,25 @@ def parse_fact(item: Any, turns: Sequence[Turn]) -> ExtractedFact | None:
         categories=_categories(item.get("categories")),
         ttl_days=_ttl(item.get("ttl_days")),
         event_time=_moment(item.get("event_time")),
-        slot=slot.lower() if slot else None,
-        value=_text(item.get("value")) if slot else None,
+        slot=slot,
+        value=value,
         message_id=_message_id(item.get("message_index"), turns),
     )
+
+
+def _slot_and_value(item: dict[str, Any]) -> tuple[str | None, str | None]:
+    """The slot and value of the attribute model (app/remember/attributes.py); an answer naming
+    only a slot (older prompts) keeps it as given."""
+    attribute, key = _text(item.get("attribute")), _text(item.get("key"))
+    value, ended = _text(item.get("value")), item.get("ended") is True
+    if attribute in ATTRIBUTES:
+        multi = ATTRIBUTES[attribute].cardinality == MULTI
+        if multi and not key:
+            return None, None
+        state = ENDED if ended else (value if attribute == "likes" else ACTIVE)
+        return slot_for(attribute, key), (state if multi else (ENDED if ended else value))
+    slot = _text(item.get("slot"))
+    return (slot.lower(), value) if slot else (None, None)
 
 
 def _text(raw: Any) -> str | None:

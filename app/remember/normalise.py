@@ -32,7 +32,7 @@ CHAT_SPELLINGS = {
     "gonna": "going to", "wanna": "want to", "gotta": "have to", "kinda": "kind of",
     "u": "you", "ur": "your", "pls": "please", "plz": "please", "bc": "because",
     "cuz": "because", "coz": "because", "fav": "favourite", "fave": "favourite",
-"atm": "at the moment", "rn": "right now", "yrs": "years",
+"rn": "right now", "yrs": "years",
     "yr": "year", "bf": "boyfriend", "gf": "girlfriend", "hubby": "husband", "tmrw": "tomorrow",
     "tmr": "tomorrow", "2moro": "tomorrow", "w/": "with", "nothin": "nothing", "heyy": "hey",
     "hiya": "hi", "thx": "thanks", "ty": "thanks", "abt": "about", "bday": "birthday",
@@ -46,6 +46,10 @@ CHAT_WORD = re.compile(
 LONE_I = re.compile(r"(?<![\w'’])i(?=(?:'|’|\s|$|[,.!?;:]))")
 # The first letter of a sentence (chat often leaves it in lower case; the parser minds).
 SENTENCE_START = re.compile(r"(?:^|(?<=[.!?]\s))[a-z]")
+# "atm" is chat for "currently", which every stated fact already is.
+NOW_WORDS = re.compile(r"\s+\b(?:atm|at the moment)\b", re.I)
+# "fav band is Wet Leg": the "my" chat drops before a favourite.
+DROPPED_MY = re.compile(r"(^|[.!?]\s+)(?:fav|fave|favou?rite)\s+", re.I)
 # "I'm 41 — no wait, 42": the corrected number replaces the first.
 CORRECTION = re.compile(
     r"\b\d{1,3}\s*(?:[-–—,.]\s*)*(?:no,?\s+wait|wait,?\s+no|sorry|I\s+mean|oops|no)[\s,.]+"
@@ -117,6 +121,8 @@ def normalise(text: str) -> str:
     text = CHAT_WORD.sub(_chat_word, text)
     text = LONE_I.sub("I", text)
     text = CORRECTION.sub(lambda m: m["number"], text)
+    text = NOW_WORDS.sub("", text)
+    text = DROPPED_MY.sub(lambda m: f"{m[1]}my favourite ", text)
     text = ME_AND.sub(lambda m: f"{m[1]}{m[2][:1].upper()}{m[2][1:]} and I ", text)
     text = SENTENCE_START.sub(lambda m: m[0].upper(), text)
     text = re.sub(r"\s+([.!?,])", r"\1", text)

@@ -26,7 +26,16 @@ def _names(token: Token, lower_case: bool) -> list[str]:
             found += [name_text(n, lower_case) for n in (child, *child.conjuncts)]
         elif child.dep_ == "appos":
             found += _names(child, lower_case)
+        elif child.dep_ == "conj" and _listed_after_comma(token, child, lower_case):
+            names = [n for n in (child, *child.conjuncts) if n.i > token.i]
+            found += [name_text(n, lower_case) for n in names if is_name(n, lower_case)]
     return found
+
+
+def _listed_after_comma(token: Token, child: Token, lower_case: bool) -> bool:
+    """ "twin boys, Ollie and Finn": names listed after a comma are parsed as conjuncts."""
+    after = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
+    return after is not None and after.text == "," and is_name(child, lower_case)
 
 
 NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}

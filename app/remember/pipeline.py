@@ -31,8 +31,9 @@ from app.nlp import run_nlp
 from app.remember import attributes
 from app.remember.contradiction import contradicts_by_llm, contradicts_by_rules
 from app.remember.facts import ASSISTANT, ExtractedFact, Turn, filter_by_attribution
-from app.remember.llm_extract import extract_facts_with_llm
+from app.remember.llm_extract import InvalidAnswer, extract_facts_with_llm
 from app.remember.rules import extract_facts_by_rules
+from app.remember.stats import ExtractionStats
 from app.scope import Scope
 from app.storage import Stores, sessions
 from app.storage import relations as edges
@@ -61,6 +62,7 @@ class RememberDeps:
     jobs: JobQueue
     remember: RememberConfig = field(default_factory=RememberConfig)
     llm: LLMClient | None = None
+    remember_stats: ExtractionStats = field(default_factory=ExtractionStats)
     embed_with_date: bool = True
 
 
@@ -136,16 +138,23 @@ async def _not_stored_yet(
 async def _extract(
     deps: RememberDeps, talk: Conversation, outcome: Outcome, budget: CallBudget | None
 ) -> list:
-    """The LLM's facts when one is configured and answers; the rules' otherwise."""
+    """The LLM's facts when one is configured and answers with valid facts; the rules'
+    otherwise (visibly: the job's result and the counters of /enrichment/status)."""
+    stats = deps.remember_stats
     if deps.llm is not None:
+        stats.llm_attempts += 1
         try:
             facts = await extract_facts_with_llm(
                 deps.llm, talk.turns, role=talk.role, agent_id=talk.agent_id, budget=budget
             )
+            stats.llm_successes += 1
             outcome.extractor = "llm"
             return facts
-        except LLMUnavailable as exc:  # degrade to rules, visibly (job result + LLM status)
+        except (LLMUnavailable, InvalidAnswer) as exc:
+            stats.llm_invalid_answers += isinstance(exc, InvalidAnswer)
+            stats.record_fallback(exc)
             outcome.llm_error = str(exc)
+    stats.rule_extractions += 1
     return await run_nlp(extract_facts_by_rules, talk.turns)
 
 

@@ -79,10 +79,13 @@ def read_use(p: Predicate) -> list[ExtractedFact]:
     if p.negated:
         return []
     found = []
-    for obj in [*p.objects(), *p.preps("on", "with", "in")]:
+    objects = p.objects()
+    places = [*p.preps("on", "with", "in"), *(t for o in objects for t in _pobjs(o, "on", "in"))]
+    for obj in [*objects, *places]:
         tool = tool_of(obj)
         if tool:
-            verb = third_person_verb(p.verb.text) if p.verb.tag_ == "VBP" else p.verb.text
+            verb = p.verb.text.lower()
+            verb = third_person_verb(verb) if p.verb.tag_ == "VBP" and not p.team else verb
             found.append(tool_fact(p, f"{who(p, tool=True)} {verb} {rest_text(p.verb)}", *tool))
     return found
 
@@ -237,7 +240,7 @@ def read_activity(p: Predicate) -> list[ExtractedFact]:
     before = [t.text for t in p.verb.lefts if t.dep_ == "advmod"]
     lead = [t for t in p.verb.lefts if t.dep_ == "npadvmod"]
     tail = " ".join(t.text for t in lead[0].subtree).lower() if lead else ""
-    words = [who(p), *before, third_person_verb(p.verb.text), rest_text(p.verb), tail]
+    words = [who(p), *before, third_person_verb(p.verb.text.lower()), rest_text(p.verb), tail]
     content = " ".join(w for w in words if w)
     return [fact(p, HABIT, content, slot_for("activity", name), ACTIVE)]
 
@@ -251,7 +254,7 @@ def read_stop(p: Predicate) -> list[ExtractedFact]:
         light = obj.lemma_.lower() in ("do", "play", "practise", "practice", "go")
         inner = [c for c in obj.children if c.dep_ == "dobj"] if light else []
         thing = (inner[0] if inner else obj).lemma_.lower()
-        content = f"{who(p)} {p.verb.text} {rest_text(p.verb)}"
+        content = f"{who(p)} {p.verb.text.lower()} {rest_text(p.verb)}"
         if thing in ("job", "work", "position", "role"):
             found.append(ending(p, content, "employer", ""))
         elif thing in lex.ACTIVITY_NOUNS or thing in lex.SPORTS or obj.tag_ == "VBG":

@@ -1,8 +1,9 @@
 """The Qdrant mirror of a memory: one function builds the point, every write path uses it.
 
-The point carries every filterable field of the graph node, so a payload written by any path
-(create, batch, patch, re-embed, sync, restore) is complete — AutoMem's repair paths dropped
-fields and made archived memories visible again (automem.md §15, correctness 4).
+The point carries every filterable field of the graph node (and its content, for recovery),
+so a payload written by any path (create, batch, patch, re-embed, sync, restore) is complete —
+AutoMem's repair paths dropped fields and made archived memories visible again (automem.md
+§15, correctness 4).
 """
 
 from datetime import datetime
@@ -18,6 +19,12 @@ PAYLOAD_FIELDS = (
     "timestamp", "t_valid", "t_invalid", "created_at", "updated_at", "expires_at", "version",
     "relevance_score",
 )  # fmt: skip
+# Not filtered on, but carried so that the graph can be rebuilt from the points if it is lost
+# (`engram recover-from-vectors`); absent rather than null when unset.
+RECOVERY_FIELDS = (
+    "content", "summary", "metadata", "source", "session_id", "slot", "ttl_days", "protected",
+    "archived_at", "derived_from", "superseded_by",
+)  # fmt: skip
 
 
 def label_pairs(labels: dict[str, Any]) -> list[str]:
@@ -31,8 +38,10 @@ def label_pairs(labels: dict[str, Any]) -> list[str]:
 
 
 def vector_payload(memory: Memory) -> dict[str, Any]:
-    """Every filterable field of the memory, as the point's payload."""
+    """Every filterable field of the memory, and what else recovery needs, as the point's
+    payload."""
     data = memory.model_dump(mode="json", include=set(PAYLOAD_FIELDS))
+    data.update(memory.model_dump(mode="json", include=set(RECOVERY_FIELDS), exclude_none=True))
     data["label_pairs"] = label_pairs(memory.labels)
     data["content_hash"] = memory.content_hash
     if not memory.agent_lineage and not memory.archived:

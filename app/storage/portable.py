@@ -24,8 +24,8 @@ RETURN DISTINCT row.id
 CREATE = """
 UNWIND $rows AS row
 CREATE (m:Memory) SET m = row
-CREATE (:AuditEvent {id: row.id + ':import', memory_id: row.id, user_id: row.user_id,
-        agent_id: row.agent_id, actor: $actor, action: 'import', version: row.version,
+CREATE (:AuditEvent {id: row.id + ':' + $action, memory_id: row.id, user_id: row.user_id,
+        agent_id: row.agent_id, actor: $actor, action: $action, version: row.version,
         at: $now})
 """
 CREATE_REVISIONS = "UNWIND $rows AS row CREATE (r:Revision) SET r = row"
@@ -76,9 +76,12 @@ async def with_same_content(graph: GraphStore, rows: Sequence[dict[str, str]]) -
 
 
 async def create(
-    graph: GraphStore, memories: Sequence[dict[str, Any]], *, actor: str, now: str
-) -> None:
-    await graph.query(CREATE, {"rows": list(memories), "actor": actor, "now": now})
+    graph: GraphStore, memories: Sequence[dict[str, Any]], *, actor: str, now: str,
+    action: str = "import",
+) -> None:  # fmt: skip
+    """Creates memories from their properties, each with an audit event `action`."""
+    params = {"rows": list(memories), "actor": actor, "now": now, "action": action}
+    await graph.query(CREATE, params)
 
 
 async def create_revisions(graph: GraphStore, rows: Sequence[dict[str, Any]]) -> None:

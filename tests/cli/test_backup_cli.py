@@ -6,6 +6,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from redis import Redis
 
 from app.cli.errors import FAILED
 from tests.cli.conftest import LiveServer, start_live_server
@@ -67,3 +68,27 @@ def test_backup_json_summary_names_the_parts(
     summary = json.loads(result.stdout)
     assert ("qdrant/vectors.jsonl" in summary["manifest"]["parts"]) == ("qdrant" in include)
     assert summary["bytes"] == out.stat().st_size
+
+
+def test_recover_from_vectors_after_the_graph_is_lost(falkordb_url: str, tmp_path: Path) -> None:
+    server, thread = start_live_server(test_settings(tmp_path, falkordb_url=falkordb_url))
+    try:
+        stored = httpx.post(f"{server.url}/memory", json={"content": "Recovered by the CLI"},
+                            headers=ALICE)  # fmt: skip
+        assert stored.status_code == 201
+        refused = server.run("recover-from-vectors")
+        assert refused.exit_code == FAILED and "never replaces" in refused.output
+        graph = server.settings.falkordb_graph
+        redis = Redis.from_url(falkordb_url)
+        try:
+            redis.execute_command("GRAPH.QUERY", graph, "MATCH (m:Memory) DETACH DELETE m")
+        finally:
+            redis.close()
+        result = server.run("--json", "recover-from-vectors")
+        assert result.exit_code == 0, result.output
+        assert json.loads(result.stdout)["recovered"] == 1
+        got = httpx.get(f"{server.url}/memory/{stored.json()['memory_id']}", headers=ALICE)
+        assert got.json()["memory"]["content"] == "Recovered by the CLI"
+        assert "Recovery from vectors" in server.run("recover-from-vectors", "--force").output
+    finally:
+        thread.stop()

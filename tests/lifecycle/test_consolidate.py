@@ -2,6 +2,7 @@
 runs once however many workers tick, on a controllable clock."""
 
 import asyncio
+import uuid
 from datetime import UTC, datetime
 
 import httpx
@@ -10,7 +11,7 @@ import pytest
 from app.jobs.runner import JobRunner
 from app.lifecycle.tasks import LIFECYCLE, LifecycleScheduler, Schedule, describe
 from app.storage import lifecycle as store
-from tests.conftest import ADMIN_KEY, ALICE_KEY, auth
+from tests.conftest import ADMIN_KEY, ALICE_KEY, auth, running_client, test_settings
 
 ADMIN = auth(ADMIN_KEY)
 DAY = 86_400
@@ -155,3 +156,26 @@ async def test_a_scheduled_fsck_reports_into_the_history(
     assert "checked" in report["result"]["steps"]["fsck"]
     history = await store.run_history(deps.stores.graph, 20)
     assert history[0]["task"] == "fsck" and history[0]["trigger"] == "scheduled"
+
+
+async def test_two_running_services_run_a_due_task_once(falkordb_url: str, tmp_path):
+    graph = f"test_{uuid.uuid4().hex[:12]}"
+    common = {"falkordb_url": falkordb_url, "falkordb_graph": graph, "workers": 1,
+              "backlog_scan": False, "consolidation_tick_s": 0.1,
+              "consolidation_decay_interval_s": DAY, "consolidation_forget_interval_s": 0,
+              "consolidation_cluster_interval_s": 0}  # fmt: skip
+    first = test_settings(tmp_path / "a", **common)
+    second = test_settings(tmp_path / "b", **common)
+    async with running_client(first) as a, running_client(second) as b:
+        assert runtime(a).scheduler_running and runtime(b).scheduler_running
+        for _ in range(100):
+            history = await store.run_history(runtime(a).stores.graph, 20)
+            if history:
+                break
+            await asyncio.sleep(0.1)
+        await asyncio.sleep(1.0)  # more ticks of both: still one run
+        history = await store.run_history(runtime(b).stores.graph, 20)
+        status = (await a.get("/consolidate/status", headers=ADMIN)).json()
+    assert [(run["task"], run["trigger"]) for run in history] == [("decay", "scheduled")]
+    assert status["next_runs"]["decay"].startswith("In ")
+    assert status["next_runs"]["forget"] == "Disabled" and status["thread_alive"]

@@ -10,6 +10,7 @@ from app.remember.facts import Turn, filter_by_attribution
 from app.remember.llm_extract import (
     EXTRACTION_SCHEMA,
     MAX_FACTS,
+    InvalidAnswer,
     conversation_prompt,
     extract_facts_with_llm,
     parse_fact,
@@ -166,9 +167,45 @@ async def test_llm_unavailable_reaches_the_caller() -> None:
     "answer",
     [{}, {"facts": None}, {"facts": "none"}, {"facts": {"content": "x"}}, {"result": []}],
 )
-async def test_an_answer_without_a_list_of_facts_gives_none(answer: dict[str, Any]) -> None:
-    facts, _ = await extract(answer)
+async def test_an_answer_without_a_list_of_facts_is_invalid(answer: dict[str, Any]) -> None:
+    with pytest.raises(InvalidAnswer, match="no list of facts"):
+        await extract(answer)
+
+
+async def test_an_answer_whose_every_fact_is_malformed_is_invalid() -> None:
+    with pytest.raises(InvalidAnswer, match="none of the 2 facts"):
+        await extract({"facts": [item(content=""), item(subject=None)]})
+
+
+async def test_an_empty_list_of_facts_is_a_valid_answer() -> None:
+    facts, _ = await extract({"facts": []})
     assert facts == []
+
+
+@pytest.mark.parametrize(
+    ("fields", "slot", "value"),
+    [
+        ({"attribute": "residence", "key": None, "value": "Prague"}, "residence", "Prague"),
+        ({"attribute": "favorite", "key": "season", "value": "autumn"}, "favorite:season",
+         "autumn"),
+        ({"attribute": "tool", "key": "database", "value": "Postgres"}, "tool:database",
+         "Postgres"),
+        ({"attribute": "pet", "key": "Biscuit", "value": "beagle"}, "pet:biscuit", "active"),
+        ({"attribute": "pet", "key": "Biscuit", "ended": True}, "pet:biscuit", "ended"),
+        ({"attribute": "activity", "key": "smoking", "ended": True}, "activity:smoking", "ended"),
+        ({"attribute": "likes", "key": "jazz", "value": "dislikes"}, "likes:jazz", "dislikes"),
+        ({"attribute": "diet", "key": None, "value": "vegan", "ended": True}, "diet", "ended"),
+        ({"attribute": "pet", "key": None, "value": "Rex"}, None, None),  # an item needs a key
+        ({"attribute": None, "slot": "Residence", "value": "Prague"}, "residence", "Prague"),
+        ({"attribute": "gossip", "slot": None, "value": "x"}, None, None),
+    ],
+)  # fmt: skip
+async def test_the_attribute_model_gives_slot_and_value(
+    fields: dict[str, Any], slot: str | None, value: str | None
+) -> None:
+    answer = item(**{"slot": None, "value": None, "attribute": None, "key": None, "ended": False})
+    facts, _ = await extract({"facts": [answer | fields]})
+    assert (facts[0].slot, facts[0].value) == (slot, value)
 
 
 @pytest.mark.parametrize(

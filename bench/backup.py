@@ -1,0 +1,136 @@
+"""Backup and restore time and archive size, on the embedded default over real HTTP.
+
+Starts Engram (its own FalkorDB server and Qdrant Edge shard in a temporary data dir), writes N
+memories with 384-d vectors given in the request (the local model's size; nothing is embedded
+during the run), patches 10% of them (revisions), deletes 2% (tombstones), links 5% and puts
+20% in two-turn sessions; then times `GET /backup` into a file, starts a second, empty Engram
+and times `POST /admin/restore` of that file (which checks counts and every memory's digest,
+and puts the saved vectors back), and times `GET /admin/export` for comparison.
+
+Usage: .venv/bin/python bench/backup.py [--memories 10000]
+"""
+
+import argparse
+import json
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench._engram import keyed_engram, load_average  # noqa: E402
+
+USER_KEY, ADMIN_KEY = "bench-user-key-0123456789", "bench-admin-key-0123456789"
+ENV = {"EMBEDDING_PROVIDER": "hash", "EMBEDDING_DIMENSIONS": "384", "ENGRAM_WORKERS": "0"}
+BATCH = 500
+DIMENSION = 384
+
+
+def populate(base: str, n: int, rng: random.Random) -> dict[str, int]:
+    user = httpx.Client(base_url=base, headers={"Authorization": f"Bearer {USER_KEY}"},
+                        timeout=120)  # fmt: skip
+    ids: list[str] = []
+    with user:
+        for start in range(0, n, BATCH):
+            items = [_item(i, rng) for i in range(start, min(start + BATCH, n))]
+            response = user.post("/memory/batch", json={"memories": items})
+            response.raise_for_status()
+            ids += response.json()["memory_ids"]
+        patched = rng.sample(ids, n // 10)
+        for memory_id in patched:
+            user.patch(f"/memory/{memory_id}", json={"importance": 0.9}).raise_for_status()
+        pairs = [(rng.choice(ids), rng.choice(ids)) for _ in range(n // 20)]
+        for start in range(0, len(pairs), BATCH):
+            body = {
+                "associations": [
+                    {"memory1_id": a, "memory2_id": b, "type": "RELATES_TO"}
+                    for a, b in pairs[start : start + BATCH]
+                    if a != b
+                ]
+            }
+            user.post("/associate", json=body).raise_for_status()
+        deleted = rng.sample(sorted(set(ids) - set(patched)), n // 50)
+        for memory_id in deleted:
+            user.delete(f"/memory/{memory_id}").raise_for_status()
+    return {"memories": n, "patched": len(patched), "linked": len(pairs), "deleted": len(deleted)}
+
+
+def _item(i: int, rng: random.Random) -> dict[str, Any]:
+    item: dict[str, Any] = {
+        "content": f"Memory {i}: the user mentioned project {i % 97} and prefers option "
+        f"{rng.choice('ABCDEFGH')} for the {rng.choice(['api', 'ui', 'db', 'ops'])} work.",
+        "tags": [f"project:{i % 97}", "bench"], "importance": round(rng.random(), 2),
+        "embedding": [rng.uniform(-1, 1) for _ in range(DIMENSION)],
+    }  # fmt: skip
+    if i % 5 == 0 or i % 5 == 1:
+        item["source"] = {"session_id": f"s{i // 5}"}
+    return item
+
+
+def time_backup(base: str, out: Path) -> float:
+    admin = {"Authorization": f"Bearer {ADMIN_KEY}"}
+    started = time.perf_counter()
+    with httpx.stream("GET", f"{base}/backup", headers=admin, timeout=None) as response:
+        response.raise_for_status()
+        with out.open("wb") as handle:
+            for block in response.iter_bytes(1 << 20):
+                handle.write(block)
+    return time.perf_counter() - started
+
+
+def time_restore(base: str, archive: Path) -> tuple[float, dict[str, Any]]:
+    admin = {"Authorization": f"Bearer {ADMIN_KEY}"}
+    started = time.perf_counter()
+    with archive.open("rb") as handle:
+        response = httpx.post(f"{base}/admin/restore", content=handle, headers=admin,
+                              timeout=None)  # fmt: skip
+    elapsed = time.perf_counter() - started
+    response.raise_for_status()
+    return elapsed, response.json()
+
+
+def time_export(base: str, out: Path) -> float:
+    admin = {"Authorization": f"Bearer {ADMIN_KEY}"}
+    started = time.perf_counter()
+    with httpx.stream("GET", f"{base}/admin/export", headers=admin, timeout=None) as response:
+        response.raise_for_status()
+        with out.open("wb") as handle:
+            for block in response.iter_bytes(1 << 20):
+                handle.write(block)
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--memories", type=int, default=10_000)
+    args = parser.parse_args()
+    rng = random.Random(7)
+    with tempfile.TemporaryDirectory() as tmp:
+        archive, export = Path(tmp) / "backup.tar.gz", Path(tmp) / "export.jsonl"
+        with keyed_engram(USER_KEY, ADMIN_KEY, env=ENV) as source:
+            written = populate(source.base, args.memories, rng)
+            load_before = load_average()
+            backup_s = time_backup(source.base, archive)
+            export_s = time_export(source.base, export)
+        with keyed_engram(USER_KEY, ADMIN_KEY, env=ENV) as target:
+            restore_s, report = time_restore(target.base, archive)
+        result = {
+            **written, "live_memories": report["memories"], "verified": report["verified"],
+            "vectors_restored": report["vectors_restored"],
+            "graph_nodes": sum(report["counts"]["nodes"].values()),
+            "relationships": sum(report["counts"]["relationships"].values()),
+            "backup_s": round(backup_s, 2), "backup_bytes": archive.stat().st_size,
+            "restore_s": round(restore_s, 2), "export_s": round(export_s, 2),
+            "export_bytes": export.stat().st_size, "load_average": load_before,
+        }  # fmt: skip
+    print(json.dumps(result, indent=2))  # noqa: T201
+
+
+if __name__ == "__main__":
+    main()
