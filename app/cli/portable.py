@@ -73,6 +73,7 @@ def import_(
     params = {"user_id": user} if user else {}
     dump = automem.graph_dump(source)
     with ExitStack() as stack:
+        body: IO[bytes]
         if dump is None:
             body = stack.enter_context(source.open("rb"))
         else:

@@ -261,7 +261,7 @@ async def _fresh(
     rows = [{"id": i.memory.id, "user_id": i.memory.user_id, "hash": i.memory.content_hash}
             for i in page]  # fmt: skip
     same = await portable.with_same_content(graph, rows)
-    fresh = []
+    fresh: list[ImportItem] = []
     for item in page:
         key = (item.memory.user_id, item.memory.content_hash)
         if item.memory.id in existing or item.memory.id in {i.memory.id for i in fresh}:
