@@ -27,8 +27,8 @@ def graph_dump(path: Path) -> dict[str, Any] | None:
     with path.open("rb") as handle:
         head = handle.read(2)
     if head == GZIP_MAGIC:
-        with gzip.open(path, "rb") as packed:
-            return _dump(packed.read())
+        with gzip.open(path, "rb") as unzipped:
+            return _dump(unzipped.read())
     with path.open("rb") as handle:
         first = handle.readline()
     try:

@@ -76,7 +76,7 @@ async def _write_parts(
             await _write_vectors(source, [p["id"] for p in memories], parts[archive.VECTORS])
     async for edges in snapshot.iter_edges(copy):
         await asyncio.to_thread(parts[archive.RELATIONSHIPS].write, edges)
-    counts: dict[str, Any] = dict(await snapshot.counts(copy))
+    counts: dict[str, Any] = {**await snapshot.counts(copy)}
     counts["memories"] = parts[archive.DIGESTS].records
     if with_vectors:
         counts["vectors"] = parts[archive.VECTORS].records
