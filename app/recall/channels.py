@@ -9,6 +9,7 @@ import logging
 import re
 import time
 from dataclasses import dataclass, field
+from typing import cast
 
 from app.embeddings import ChainingEmbedder, Embedder
 from app.storage import Stores
@@ -74,7 +75,11 @@ async def run_channels(
     text = query if "bm25" in channels and query else None
     to_embed = (dense_query or query) if wants_dense and vector is None else None
     if to_embed and _chains(embedder, stores):
-        await _embed_then_search(embedder, stores.vectors, to_embed, text, flt, fetch, run)
+        chaining, vectors = (
+            cast(ChainingEmbedder, embedder),
+            cast(BlockingChannelSearch, stores.vectors),
+        )
+        await _embed_then_search(chaining, vectors, to_embed, text, flt, fetch, run)
     else:
         if to_embed:
             vector = await _embed(embedder, to_embed, run)
@@ -119,7 +124,7 @@ async def _embed_then_search(
         log.warning("query embedding failed; dense channel skipped", exc_info=True)
         run.degraded.add("embedder")
         if text is not None:
-            await _search(vectors, None, text, flt, fetch, run)
+            await _search(cast(VectorIndex, vectors), None, text, flt, fetch, run)
         return
     run.vector = vector
     run.add("embed", (time.perf_counter() - started) * 1000 - search_ms)

@@ -16,7 +16,9 @@ async def as_of(search: Search) -> RecallOutcome:
     Past states have no vectors (only current content is embedded), so this path ranks by the
     graph's full-text index alone and says so in `degraded`.
     """
-    params, stamp = search.params, to_iso(search.params.as_of)
+    params = search.params
+    assert params.as_of is not None  # the service chose this mode for it
+    stamp = to_iso(params.as_of)
     candidates: dict[str, tuple[Memory, float]] = {}
     for query in search.queries:
         text = "|".join(WORD.findall(query))
