@@ -213,7 +213,7 @@ def find_date(text: str, now: datetime, *, future: bool) -> When | None:
     for pattern, resolve in DATE_RESOLVERS:
         match = pattern.search(text)
         resolved = resolve(match, today, future) if match else None
-        if resolved and match:
+        if match and resolved:
             first, last, phrase = resolved
             if "approx" in pattern.groupindex and match["approx"]:
                 phrase = "around " + phrase.split(" ", 1)[1]

@@ -1,10 +1,12 @@
-"""How long clustering takes on N recent memories of one user (the vector index's own search).
+"""How long clustering, and a decay pass, take on N recent memories of one user.
 
 Starts the stores in-process on the embedded default in a temporary directory (own FalkorDB
 server, a Qdrant Edge shard; the hash embedder, so no model is loaded), writes N memories with
 given 384-d vectors (TOPICS topics; each memory is its topic's direction plus noise, so topics
-form clusters at cosine ≥ 0.75), then times `run_clustering` twice: the first run writes one
-summary per cluster, the second finds nothing to change.
+form clusters at cosine ≥ 0.75), then times `run_clustering` twice (the first run writes one
+summary per cluster, the second finds nothing to change) and one forgetting pass (`run_pass`:
+every memory rescored, its score written to the graph and its payload; nothing is old enough
+to archive).
 
 Usage: .venv/bin/python bench/cluster_time.py [--memories 10000] [--topics 1000] [--seed 5]
 """
@@ -22,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.config import Settings  # noqa: E402
 from app.lifecycle.cluster import ClusterConfig, run_clustering  # noqa: E402
+from app.lifecycle.decay import LifecycleConfig, run_pass  # noqa: E402
 from app.memories import service  # noqa: E402
 from app.memories.schemas import MemoryCreate  # noqa: E402
 from app.models import utc_now  # noqa: E402
@@ -76,6 +79,9 @@ async def main(args: argparse.Namespace) -> None:
             started = time.perf_counter()
             second = await run_clustering(runtime, config, utc_now())
             second_s = time.perf_counter() - started
+            started = time.perf_counter()
+            swept = await run_pass(runtime.stores, LifecycleConfig(), utc_now(), forget=True)
+            pass_s = time.perf_counter() - started
         finally:
             await runtime.stop()
     lines = [
@@ -83,6 +89,8 @@ async def main(args: argparse.Namespace) -> None:
         f"first run: {first_s:.1f} s, {first['clusters']} clusters, {first['created']} created",
         f"second run: {second_s:.1f} s, {second['unchanged']} unchanged, "
         f"{second['created']} created, {second['updated']} updated",
+        f"forgetting pass: {pass_s:.1f} s, {swept['processed']} scored, "
+        f"{swept['scores_updated']} scores written, {swept['archived']} archived",
     ]
     sys.stdout.write("\n".join(lines) + "\n")
 

@@ -8,6 +8,7 @@ Register it with `command()` at the end of this module (a CliError then exits wi
 import os
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -49,8 +50,17 @@ def root(
     timeout: Annotated[
         float, typer.Option(min=1, help="Seconds to wait for each HTTP response.")
     ] = 120.0,
+    data_dir: Annotated[
+        Path | None,
+        typer.Option(
+            file_okay=False,
+            help="Work on this stopped embedded data directory (Engram is started on it for the "
+            "command) instead of --url.",
+        ),
+    ] = None,
 ) -> None:
-    ctx.obj = Options(url=url, admin_key=admin_key or None, as_json=as_json, timeout_s=timeout)
+    ctx.obj = Options(url=url, admin_key=admin_key or None, as_json=as_json, timeout_s=timeout,
+                      data_dir=data_dir)  # fmt: skip
     ctx.call_on_close(ctx.obj.close)
 
 

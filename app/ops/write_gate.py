@@ -17,8 +17,10 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from app.errors import ServiceUnavailable
 
 MUTATING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
-# Operator requests that manage the gate themselves (they hold it for their whole run).
-UNGATED_PATHS = ("/admin/restore", "/admin/recover-from-vectors")
+# Operator requests that manage the gate themselves (they hold it for their whole run), and
+# /mcp, whose tools call the API's routes in-process: those inner requests pass the gate, and an
+# outer pass as well would hold a backup's drain until it timed out.
+UNGATED_PATHS = ("/admin/restore", "/admin/recover-from-vectors", "/mcp")
 DRAIN_TIMEOUT_S = 30.0
 
 

@@ -75,8 +75,11 @@ async def run_channels(
     text = query if "bm25" in channels and query else None
     to_embed = (dense_query or query) if wants_dense and vector is None else None
     if to_embed and _chains(embedder, stores):
-        chaining = cast(ChainingEmbedder, embedder)  # _chains checked both
-        await _embed_then_search(chaining, stores.vectors, to_embed, text, flt, fetch, run)
+        chaining, vectors = (
+            cast(ChainingEmbedder, embedder),
+            cast(BlockingChannelSearch, stores.vectors),
+        )
+        await _embed_then_search(chaining, vectors, to_embed, text, flt, fetch, run)
     else:
         if to_embed:
             vector = await _embed(embedder, to_embed, run)
@@ -97,7 +100,7 @@ def _chains(embedder: Embedder, stores: Stores) -> bool:
 
 
 async def _embed_then_search(
-    embedder: ChainingEmbedder, vectors: VectorIndex, to_embed: str, text: str | None,
+    embedder: ChainingEmbedder, vectors: BlockingChannelSearch, to_embed: str, text: str | None,
     flt: VectorFilter, fetch: int, run: ChannelRun,
 ) -> None:  # fmt: skip
     """The query thread embeds `to_embed`, then searches both indexes: one hand-off instead of
@@ -107,8 +110,7 @@ async def _embed_then_search(
     def search(vector: list[float]) -> tuple[ChannelHits | Exception, float]:
         started = time.perf_counter()
         try:
-            blocking = cast(BlockingChannelSearch, vectors)  # _chains checked it
-            found: ChannelHits | Exception = blocking.search_channels_blocking(
+            found: ChannelHits | Exception = vectors.search_channels_blocking(
                 vector, text, flt, fetch
             )
         except Exception as exc:  # reported on the event loop, below
@@ -122,7 +124,7 @@ async def _embed_then_search(
         log.warning("query embedding failed; dense channel skipped", exc_info=True)
         run.degraded.add("embedder")
         if text is not None:
-            await _search(vectors, None, text, flt, fetch, run)
+            await _search(cast(VectorIndex, vectors), None, text, flt, fetch, run)
         return
     run.vector = vector
     run.add("embed", (time.perf_counter() - started) * 1000 - search_ms)

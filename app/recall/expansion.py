@@ -75,8 +75,8 @@ def _collect(
     params: RecallRequest, now: datetime,
 ) -> list[tuple[Memory, rank.Scored, str, str]]:  # fmt: skip
     """Current, in-tag-scope neighbours, at most relation_limit per seed, best first."""
-    stamp, out, seen = to_iso(now), [], set()
     per_seed: Counter[str] = Counter()
+    stamp, out, seen = to_iso(now), [], set()
     for seed, via, strength, memory in rows:
         if memory.id in seen or per_seed[seed] >= params.relation_limit:
             continue

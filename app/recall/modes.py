@@ -17,7 +17,7 @@ async def as_of(search: Search) -> RecallOutcome:
     graph's full-text index alone and says so in `degraded`.
     """
     params = search.params
-    assert params.as_of is not None  # the service takes this path only with as_of
+    assert params.as_of is not None  # the service chose this mode for it
     stamp = to_iso(params.as_of)
     candidates: dict[str, tuple[Memory, float]] = {}
     for query in search.queries:

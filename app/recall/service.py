@@ -53,10 +53,14 @@ async def _search(search: Search) -> RecallOutcome:
     orders them, then appends the expansions asked for."""
     limits = select.thresholds(search.params, search.config)
     pool = await candidates.gather(search)
-    read_started = time.perf_counter()
-    found = await candidates.read(search, pool, limits)
-    pool.timings["graph"] = round((time.perf_counter() - read_started) * 1000, 2)
-    chosen = await select.select(search, pool, found, limits)
+    try:
+        read_started = time.perf_counter()
+        found = await candidates.read(search, pool, limits)
+        pool.timings["graph"] = round((time.perf_counter() - read_started) * 1000, 2)
+        chosen = await select.select(search, pool, found, limits)
+    finally:  # a store failure on the way: the whole-query embeddings are not waited for
+        for task in pool.whole.values():
+            task.cancel()
     expansions = await _expansions(search, chosen.hits)
     return RecallOutcome(
         hits=chosen.hits + expansions, degraded=sorted(pool.degraded),

@@ -26,11 +26,12 @@ class LiveServer:
     settings: Settings
 
     def run(
-        self, *args: str, admin_key: str | None = ADMIN_KEY, input: str | None = None
-    ) -> Result:
+        self, *args: str, admin_key: str | None = ADMIN_KEY, input: str | None = None,
+        env: dict[str, str] | None = None,
+    ) -> Result:  # fmt: skip
         """`engram <args>` against this server (`input`: what the operator types)."""
-        env = {"ENGRAM_URL": self.url, "ENGRAM_ADMIN_KEY": admin_key or ""}
-        return CliRunner().invoke(cli, list(args), env=env, input=input)
+        variables = {"ENGRAM_URL": self.url, "ENGRAM_ADMIN_KEY": admin_key or "", **(env or {})}
+        return CliRunner().invoke(cli, list(args), env=variables, input=input)
 
 
 class _ServerThread:

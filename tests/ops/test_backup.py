@@ -16,6 +16,7 @@ import pytest
 from app.enrichment.tasks import enrich_memories
 from app.memories.tasks import embed_memories
 from app.models import to_iso, utc_now
+from app.ops.write_gate import WriteGate
 from app.storage import snapshot
 from app.storage.sessions import touch_session
 from tests.conftest import (
@@ -233,3 +234,23 @@ async def test_a_backup_under_write_load_holds_whole_writes(
     memories = counts["nodes"]["Memory"]
     assert memories > 0 and memories % 2 == 0
     assert counts["relationships"].get("PRECEDED_BY", 0) == memories // 2
+
+
+async def test_the_write_gate_holds_writes_only_while_paused() -> None:
+    gate = WriteGate()
+    entered: list[str] = []
+
+    async def write(name: str) -> None:
+        async with gate.writing():
+            entered.append(name)
+            await asyncio.sleep(0.05)
+
+    first = asyncio.create_task(write("before"))
+    await asyncio.sleep(0.01)
+    async with gate.paused():
+        assert entered == ["before"] and first.done()  # the pause waited for it
+        held = asyncio.create_task(write("during"))
+        await asyncio.sleep(0.05)
+        assert entered == ["before"]  # held, not refused
+    await held
+    assert entered == ["before", "during"]

@@ -115,3 +115,15 @@ def test_as_of_scores_a_zero_keyword_score_without_dividing_by_it():
     assert [hit.scored.score for hit in as_of_hits([(a, 0.0), (b, 0.0)])] == [0.0, 0.0]
     scored = as_of_hits([(a, 2.0), (b, 1.0)])
     assert [hit.scored.score for hit in scored] == [1.0, 0.5]
+
+
+@pytest.mark.parametrize(
+    "hint",
+    [{"context_types": "Context,Fact,Preference"}, {"expand_relations": "true"},
+     {"expand_entities": "true"}, {"language": "python"}],
+)  # fmt: skip
+async def test_no_boost_or_expansion_admits_an_unrelated_memory(small_store, hint):
+    client, _ = small_store
+    query = {"query": OFF_TOPIC[0], **hint}
+    body = (await client.get("/recall", params=query, headers=H)).json()
+    assert body["results"] == [] and body["relevant"] is False
