@@ -10,7 +10,9 @@ latency) and for the session's consolidation.
 
 Reported per half and overall:
 - facts found: the expected keywords appear in one memory of the top 5 of `/recall` for the
-  scenario's question;
+  scenario's question (recall as configured, its relevance floor and gate included); beside it,
+  the same with `relevance_floor=0` (recall's plain ranking, no gate) and the facts stored at all
+  (a current memory holds the keywords), which separate extraction from retrieval;
 - updates superseded: no current memory holds the old value (without the new one, and without
   saying that it ended: "User is no longer vegan") and a current memory holds the new value;
 - duplicates: current memories beyond the first, per layer, holding a repeated fact;
@@ -99,6 +101,8 @@ class Memory:
 class Tally:
     facts: int = 0
     facts_found: int = 0
+    facts_ranked: int = 0
+    facts_stored: int = 0
     updates: int = 0
     superseded: int = 0
     repeats: int = 0
@@ -108,8 +112,9 @@ class Tally:
     misses: list[str] = field(default_factory=list)
 
     def add(self, other: "Tally") -> None:
-        for name in ("facts", "facts_found", "updates", "superseded", "repeats", "duplicates",
-                     "distractors", "false_memories"):  # fmt: skip
+        for name in ("facts", "facts_found", "facts_ranked", "facts_stored", "updates",
+                     "superseded", "repeats", "duplicates", "distractors",
+                     "false_memories"):  # fmt: skip
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.misses += other.misses
 
@@ -118,6 +123,8 @@ class Tally:
         return {
             "facts_found": f"{self.facts_found}/{self.facts}",
             "facts_found_pct": share(self.facts_found, self.facts),
+            "facts_ranked_top5_without_gate": f"{self.facts_ranked}/{self.facts}",
+            "facts_stored": f"{self.facts_stored}/{self.facts}",
             "updates_superseded": f"{self.superseded}/{self.updates}",
             "updates_superseded_pct": share(self.superseded, self.updates),
             "duplicates": self.duplicates,
@@ -181,8 +188,8 @@ class Bench:
         rows = self.graph.ro_query(MEMORIES, {"user_id": user}).result_set
         return [Memory(c, layer, t_invalid is None, role) for c, layer, t_invalid, role in rows]
 
-    def top5(self, http: httpx.Client, question: str) -> list[str]:
-        answer = http.post("/recall", json={"query": question, "limit": 5})
+    def top5(self, http: httpx.Client, question: str, **params: Any) -> list[str]:
+        answer = http.post("/recall", json={"query": question, "limit": 5, **params})
         return [r["memory"]["content"] for r in answer.raise_for_status().json()["results"]]
 
 
@@ -193,6 +200,9 @@ def score(bench: Bench, http: httpx.Client, user: str, conv: dict, show: bool) -
     for fact in conv.get("facts") or []:
         tally.facts += 1
         top = bench.top5(http, fact["q"])
+        ranked = bench.top5(http, fact["q"], relevance_floor=0)
+        tally.facts_stored += any(holds(m.content, fact["expect"]) for m in current)
+        tally.facts_ranked += any(holds(content, fact["expect"]) for content in ranked)
         if any(holds(content, fact["expect"]) for content in top):
             tally.facts_found += 1
         else:
