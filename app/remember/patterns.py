@@ -61,7 +61,7 @@ AGE = re.compile(rf"I{AM}\s+(?P<value>\d{{1,3}})(?:\s+years?\s+old|\s+y/?o)?", r
 TURNED = re.compile(r"I\s+(?:just\s+)?turned\s+(?P<value>\d{1,3})", re.I)
 FAVORITE = re.compile(
     r"my\s+(?:all[- ]time\s+|absolute\s+|very\s+)?favou?rite\s+(?P<thing>[a-z]+(?:\s+[a-z]+){0,2}?)"
-    r"\s+(?:is|are|has\s+to\s+be)\s+(?P<value>.+)",
+    r"(?:\s+(?:now|currently|these\s+days|nowadays))?\s+(?:is|are|has\s+to\s+be)\s+(?P<value>.+)",
     re.I,
 )
 FAVORITE_INVERTED = re.compile(

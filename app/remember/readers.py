@@ -121,6 +121,17 @@ def read_work(p: Predicate) -> list[ExtractedFact]:
     return [f for f in found if f]
 
 
+def read_teach(p: Predicate) -> list[ExtractedFact]:
+    """ "I teach maths at a secondary school", "teaching English": a teacher of the subject."""
+    if p.negated or p.verb.tag_ not in ("VBP", "VBG"):
+        return []
+    subjects = [o for o in p.objects() if o.pos_ in ("NOUN", "PROPN")][:1]
+    if not subjects:
+        return []
+    title = f"{subjects[0].text.lower()} teacher"
+    return [fact(p, WORK, f"{who(p)} teaches {rest_text(p.verb)}", "job_title", title)]
+
+
 def read_join(p: Predicate) -> list[ExtractedFact]:
     if p.negated or p.verb.tag_ not in PAST_TAGS:
         return []
@@ -272,6 +283,7 @@ READERS: dict[str, Reader] = {
     **dict.fromkeys(("use", "host", "deploy", "run on"), read_use),
     "work": read_work,
     "join": read_join,
+    "teach": read_teach,
     **dict.fromkeys(("start", "begin"), read_start),
     **dict.fromkeys(("study", "do"), read_study),
     **dict.fromkeys(("speak", "learn", "know"), read_speak),

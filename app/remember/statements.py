@@ -70,7 +70,7 @@ def _apposition_facts(p: Predicate, name: Token) -> list[ExtractedFact]:
         elif child.dep_ == "prep" and child.lower_ == "from":
             for place in pobjs(name, "from")[:1]:
                 text = name_text(place, p.lower_case)
-                found.append(fact(p, PLACE, f"User is from {text}", "origin", item_key(text)))
+                found.append(fact(p, PLACE, f"User is from {text}", "origin", text))
     return found
 
 
@@ -79,7 +79,7 @@ def _residence(p: Predicate, places: list[Token], verb: str) -> list[ExtractedFa
     for place in places[:1]:
         if is_name(place, p.lower_case):
             text = name_text(place, p.lower_case)
-            found.append(fact(p, PLACE, f"User {verb} {text}", "residence", item_key(text)))
+            found.append(fact(p, PLACE, f"User {verb} {text}", "residence", text))
     return found
 
 
@@ -108,7 +108,7 @@ def copula_facts(p: Predicate) -> list[ExtractedFact]:
     for attr in p.children("attr", "acomp"):
         if _is_own_name(p, attr):
             name = name_text(attr, p.lower_case)
-            found.append(fact(p, IDENTITY, f"User's name is {name}", "name", item_key(name)))
+            found.append(fact(p, IDENTITY, f"User's name is {name}", "name", name))
             found += _apposition_facts(p, attr)
         elif attr.dep_ == "acomp":
             continue
@@ -151,9 +151,9 @@ def relation_facts(sentence: Span, turn: Turn, lower_case: bool) -> list[Extract
             continue
         name = name_text(names[0], lower_case)
         if relation in lex.SPOUSES:
-            slot, value = "spouse", item_key(name)
+            slot, value = "spouse", name
         elif relation in lex.PARTNERS:
-            slot, value = "partner", item_key(name)
+            slot, value = "partner", name
         else:
             slot, value = slot_for("family", f"{relation} {name}"), ACTIVE
         clause = clause_of(sentence.doc[token.i : names[0].i + 1], turn)

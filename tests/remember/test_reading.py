@@ -28,8 +28,8 @@ def facts(text: str, role: str = "user") -> list[tuple[str, str | None, str | No
 @pytest.mark.parametrize(
     ("text", "content", "slot", "value"),
     [
-        ("Hi there! I'm Pia, data analyst", "User's name is Pia.", "name", "pia"),
-        ("heyy im tom, i live in cork", "User's name is Tom.", "name", "tom"),
+        ("Hi there! I'm Pia, data analyst", "User's name is Pia.", "name", "Pia"),
+        ("heyy im tom, i live in cork", "User's name is Tom.", "name", "Tom"),
         ("I'm Marek, 35, originally from Poland", "User is 35 years old.", "age", "35"),
         ("my birthday is on the 14th of March btw", "User's birthday is 14 March.", "birthday",
          "03-14"),
@@ -41,7 +41,7 @@ def facts(text: str, role: str = "user") -> list[tuple[str, str | None, str | No
         ("I've joined Figma!", "User joined Figma.", "employer", "Figma"),
         ("I'm doing a master's in marine biology at the University of Plymouth",
          "User studies at University of Plymouth.", "school", "University of Plymouth"),
-        ("my husband Karim is a chef", "User's husband is Karim.", "spouse", "karim"),
+        ("my husband Karim is a chef", "User's husband is Karim.", "spouse", "Karim"),
         ("I've got twin boys, Ollie and Finn", "User has twin boys named Ollie and Finn.",
          "family:children", "twin boy"),
         ("I have a beagle called Biscuit", "User has a beagle named Biscuit.", "pet:biscuit",
