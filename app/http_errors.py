@@ -15,6 +15,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.errors import AppError, RateLimited, StoreUnavailable
 from app.http_guard import STORE_RETRY_AFTER_S
+from app.storage.outage import COUNTS
 
 
 def error_response(status: int, kind: str, message: str) -> JSONResponse:
@@ -58,6 +59,7 @@ def install_error_handlers(app: FastAPI) -> None:
             response.headers["Retry-After"] = str(exc.retry_after_s)
         elif isinstance(exc, StoreUnavailable):
             response.headers["Retry-After"] = str(STORE_RETRY_AFTER_S)
+            COUNTS.refused_requests += 1
         return response
 
     @app.exception_handler(RequestValidationError)

@@ -17,26 +17,18 @@ import json
 import logging
 from typing import Any
 
-import redis.exceptions
 from fastapi import Request
 from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.errors import BadRequest
+from app.storage.outage import COUNTS, is_store_failure
 from app.validation import find_bad_text, may_hold_bad_text, text_problem
 
 log = logging.getLogger(__name__)
 
 STORE_RETRY_AFTER_S = 5
-# What a store client raises when its server cannot be reached or does not answer in time
-# (redis-py's BusyLoadingError, a server still loading its data, is a ConnectionError).
-STORE_FAILURES: tuple[type[BaseException], ...] = (
-    redis.exceptions.ConnectionError,
-    redis.exceptions.TimeoutError,
-    ConnectionError,
-    TimeoutError,
-)
 
 
 async def reject_bad_text(request: Request) -> None:
@@ -63,13 +55,6 @@ async def reject_bad_text(request: Request) -> None:
 def _check(where: str, value: Any) -> None:
     if isinstance(value, str) and (problem := text_problem(value)):
         raise BadRequest(f"Invalid {where}: {problem}")
-
-
-def is_store_failure(exc: BaseException) -> bool:
-    """Whether `exc` (or one it groups) says a store could not be reached."""
-    if isinstance(exc, BaseExceptionGroup):
-        return any(is_store_failure(inner) for inner in exc.exceptions)
-    return isinstance(exc, STORE_FAILURES)
 
 
 def error_body(status: int, kind: str, message: str) -> bytes:
@@ -105,11 +90,11 @@ class AnswerErrors:
 
 async def send_failure(scope: Scope, send: Send, exc: Exception) -> None:
     """The reply to an unhandled exception; logged with its traceback, except store outages
-    (one line: the outage itself is reported by the store's own health tracking)."""
+    (counted: the store watch logs the outage once)."""
     method, path = scope.get("method", ""), scope.get("path", "")
     headers = [(b"content-type", b"application/json")]
-    if is_store_failure(exc):
-        log.warning("store unavailable on %s %s: %s", method, path, exc or type(exc).__name__)
+    if is_store_failure(exc):  # logged once for the whole outage (app/ops/store_watch.py)
+        COUNTS.refused_requests += 1
         status = 503
         body = error_body(status, "store_unavailable", "A store is unavailable; retry shortly")
         headers.append((b"retry-after", str(STORE_RETRY_AFTER_S).encode()))

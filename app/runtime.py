@@ -27,6 +27,7 @@ from app.models import to_iso, utc_now
 from app.nlp import shutdown_pool
 from app.ops.drift import DriftMonitor
 from app.ops.embedding_model import adopt_embedding_model
+from app.ops.store_watch import StoreWatch
 from app.recall.access import AccessRecorder
 from app.recall.outcome import RecallConfig
 from app.recall.rank import Weights
@@ -35,6 +36,7 @@ from app.refusals import (
     indexes_not_ready,
     no_api_keys,
     vector_index_unreadable,
+    without_credentials,
 )
 from app.remember.pipeline import RememberConfig
 from app.remember.stats import ExtractionStats
@@ -202,11 +204,14 @@ async def start_runtime(settings: Settings, *, with_keyring: bool = True) -> Run
     access = AccessRecorder(graph, stores.vectors, settings.access_flush_interval_s)
     drift = DriftMonitor(stores, jobs)
     await drift.check()  # lost points show (and a repair is queued) from the start
-    return Runtime(
+    runtime = Runtime(
         settings, stores, embedder, jobs, recall_config(settings), access, keyring,
         llm=create_llm_client(settings), falkordb_server=server, drift=drift,
         deployment_id=deployment.deployment_id,
     )  # fmt: skip
+    watch = StoreWatch(stores, server, without_credentials(url))
+    runtime.background.append(asyncio.create_task(watch.run(), name="store-watch"))
+    return runtime
 
 
 async def _wait_for_falkordb(url: str, wait_s: float) -> None:

@@ -96,6 +96,10 @@ class EmbeddedFalkorDB:
             self._process.wait(timeout=5)
             self._process = None
 
+    def running(self) -> bool:
+        """Whether the server process is alive (this process's child, or the pidfile's)."""
+        return self._child_running() or self._live_pid_from_pidfile() is not None
+
     def kill(self) -> None:
         """SIGKILLs the server (crash tests)."""
         pid = self._live_pid_from_pidfile()
@@ -151,7 +155,14 @@ class EmbeddedFalkorDB:
         )
 
     def _child_running(self) -> bool:
-        return self._process is not None and self._process.poll() is None
+        return self._process is not None and self._process.poll() is None  # poll reaps it
+
+    def exit_status(self) -> str:
+        """How the child ended, e.g. "killed by signal 9" (once `running()` is False)."""
+        code = None if self._process is None else self._process.poll()
+        if code is None:
+            return "exited"
+        return f"killed by signal {-code}" if code < 0 else f"exited with code {code}"
 
     def _startup_failure(self) -> StartupRefused:
         logfile = self.data_dir / LOGFILE
