@@ -75,9 +75,9 @@ def vector_index_unreadable(where: str, path: Path | None, error: BaseException)
     return StartupRefused(
         f"the vector index at {path} cannot be opened ({_short(error)}); it only mirrors the "
         "graph, which is intact",
-        f"move it aside and start again: `mv {path} {path}.broken`; the start-up check finds "
-        "the points missing and queues a sync that rebuilds them from the graph "
-        "(`engram sync` waits for it)",
+        f"move it aside and start again: `mv {path} {path}.broken` (with FALKORDB_URL set, start "
+        "once with ENGRAM_ADOPT_VECTOR_STORE=true); the start-up check finds the points missing "
+        "and queues a sync that rebuilds them from the graph (`engram sync` waits for it)",
     )
 
 

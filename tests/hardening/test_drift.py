@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 
 from app.ops.drift import judge, tolerance
-from tests.conftest import ADMIN_KEY, ALICE_KEY, auth, running_client, test_settings
+from tests.conftest import ADMIN_KEY, ALICE_KEY, auth, free_port, running_client, test_settings
 
 H, ADMIN = auth(ALICE_KEY), auth(ADMIN_KEY)
 JOBS = {"workers": 2, "jobs_base_delay_s": 0.2, "jobs_max_delay_s": 1.0, "jobs_sweep_s": 1}
@@ -22,10 +22,12 @@ async def health(client: httpx.AsyncClient) -> dict:
     return response.json()
 
 
-async def test_a_lost_shard_is_noticed_and_repaired_without_an_operator(
-    falkordb_url: str, tmp_path: Path
-):
-    settings = test_settings(tmp_path, falkordb_url=falkordb_url, enrichment_enabled=False)
+async def test_a_lost_shard_is_noticed_and_repaired_without_an_operator(tmp_path: Path):
+    # The embedded default: its new shard is adopted by the deployment (app/storage/identity.py;
+    # with FALKORDB_URL that takes ENGRAM_ADOPT_VECTOR_STORE=true).
+    settings = test_settings(
+        tmp_path, falkordb_url=None, falkordb_port=free_port(), enrichment_enabled=False
+    )
     async with running_client(settings) as client:
         body = {"memories": [{"content": f"memory number {i}"} for i in range(30)]}
         assert (await client.post("/memory/batch", json=body, headers=H)).status_code == 201

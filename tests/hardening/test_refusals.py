@@ -17,10 +17,10 @@ from tests.conftest import ALICE_KEY, auth, free_port, running_client, test_sett
 H = auth(ALICE_KEY)
 
 
-async def test_a_corrupt_shard_says_how_to_recover_and_the_recovery_works(
-    falkordb_url: str, tmp_path: Path
-):
-    settings = test_settings(tmp_path, falkordb_url=falkordb_url, enrichment_enabled=False)
+async def test_a_corrupt_shard_says_how_to_recover_and_the_recovery_works(tmp_path: Path):
+    settings = test_settings(
+        tmp_path, falkordb_url=None, falkordb_port=free_port(), enrichment_enabled=False
+    )
     async with running_client(settings) as client:
         body = {"memories": [{"content": f"Alice's note {i}"} for i in range(12)]}
         assert (await client.post("/memory/batch", json=body, headers=H)).status_code == 201
