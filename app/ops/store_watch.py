@@ -60,7 +60,6 @@ class StoreWatch:
 
     def _lost(self) -> None:
         self.lost_at = time.monotonic()
-        COUNTS.take()  # count this outage only
         self.stores.health.failed(COMPONENT, "FalkorDB does not answer")
         how = "restarting the embedded server" if self.server else "waiting for it to return"
         log.error("FalkorDB at %s is lost: requests get 503 meanwhile; %s", self.url, how)
@@ -91,7 +90,7 @@ class StoreWatch:
         lasted = time.monotonic() - self.lost_at
         self.lost_at = None
         self.stores.health.succeeded(COMPONENT)
-        counts = COUNTS.take()
+        counts = COUNTS.take()  # since the last outage ended: this one, from its first failure
         try:
             memories: int | str = await self.stores.graph.count_memories(None)
         except Exception:

@@ -109,10 +109,16 @@ def check_nothing_lost_or_doubled(base: str, load: Load) -> None:
         assert count == len(ids), f"{count} memories for {len(ids)} acknowledged keys"
 
 
-def outage_lines(log: Path, since: str) -> list[str]:
+def outage_lines(log: Path, since: str, load: Load) -> list[str]:
+    """The log's warnings and errors since `since` (printed with the load's figures, `-s`)."""
     text = log.read_text(errors="replace").split(since, 1)[-1]
     assert "Traceback" not in text, text[-5000:]
-    return [line for line in text.splitlines() if " ERROR " in line or " WARNING " in line]
+    lines = [line for line in text.splitlines() if " ERROR " in line or " WARNING " in line]
+    sys.stdout.write(
+        f"\n{len(load.acked)} writes acknowledged, answers {load.statuses}; "
+        f"{len(lines)} log lines:\n" + "\n".join(lines) + "\n"
+    )
+    return lines
 
 
 def test_embedded_falkordb_killed_under_load_is_restarted(tmp_path: Path):
@@ -130,7 +136,7 @@ def test_embedded_falkordb_killed_under_load_is_restarted(tmp_path: Path):
         assert load.statuses.get(201, 0) > len(load.acked) * 0.9
         check_nothing_lost_or_doubled(base, load)
         assert httpx.get(f"{base}/health").json()["status"] == "healthy"
-        lines = outage_lines(log, marker)
+        lines = outage_lines(log, marker, load)
         assert any("is lost" in line for line in lines), lines
         assert any("is back after" in line for line in lines), lines
         assert len(lines) <= 10, "\n".join(lines)
@@ -156,7 +162,7 @@ def test_a_falkordb_of_ones_own_is_waited_for(tmp_path: Path):
             time.sleep(5)
         assert load.statuses.get(503, 0) > 0
         check_nothing_lost_or_doubled(base, load)
-        lines = outage_lines(log, marker)
+        lines = outage_lines(log, marker, load)
         assert any("waiting for it to return" in line for line in lines), lines
         assert any("is back after" in line for line in lines), lines
         assert len(lines) <= 10, "\n".join(lines)
