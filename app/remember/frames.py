@@ -85,7 +85,7 @@ def phrase(token: Token, *, preps: tuple[str, ...] = ("of",)) -> str:
     words = _phrase_tokens(token, preps)
     if len(words) > MAX_PHRASE_WORDS:
         return token.text
-    return "".join(t.text_with_ws for t in sorted(words, key=lambda t: t.i)).strip()
+    return joined(words)
 
 
 def _phrase_tokens(token: Token, preps: tuple[str, ...]) -> list[Token]:
@@ -112,8 +112,21 @@ def rest_text(verb: Token) -> str:
     """What follows the verb in its own clause: objects, particles, adverbs, prepositions."""
     words = [t for child in verb.rights if child.dep_ in REST_DEPS for t in child.subtree]
     words = [t for t in words if t.dep_ != "punct" and t.i > verb.i]
-    words = sorted(words, key=lambda t: t.i)[:MAX_REST_WORDS]
-    return "".join(t.text_with_ws for t in words).strip()
+    return joined(sorted(words, key=lambda t: t.i)[:MAX_REST_WORDS])
+
+
+def joined(words: list[Token]) -> str:
+    """Tokens as text; where a comma between two of them was dropped, it comes back."""
+    kept = {t.i for t in words}
+    ordered = sorted(words, key=lambda t: t.i)
+    return "".join(t.text + _after(t, kept) for t in ordered).strip(" ,")
+
+
+def _after(token: Token, kept: set[int]) -> str:
+    if token.i + 1 in kept or token.i + 1 >= len(token.doc):
+        return token.whitespace_
+    dropped = token.doc[token.i + 1]
+    return ", " if dropped.text == "," else (token.whitespace_ or " ")
 
 
 def is_name(token: Token, lower_case: bool) -> bool:
