@@ -66,6 +66,11 @@ def test_settings(tmp_path: Path, **overrides: object) -> Settings:
         "embedding_dimensions": 8,
         "workers": 0,
         "sync_interval_s": 0,
+        # Lifecycle schedules off: a scheduled decay, clustering or forgetting pass would change a
+        # test's memories under it (tests/lifecycle turns them on where it tests them).
+        "consolidation_decay_interval_s": 0,
+        "consolidation_forget_interval_s": 0,
+        "consolidation_cluster_interval_s": 0,
         "api_keys": API_KEYS,
         "admin_key": ADMIN_KEY,
         "generate_local_key": False,

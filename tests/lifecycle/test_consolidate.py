@@ -2,15 +2,15 @@
 runs once however many workers tick, on a controllable clock."""
 
 import asyncio
-import uuid
 from datetime import UTC, datetime
 
 import httpx
 import pytest
 
 from app.jobs.runner import JobRunner
-from app.lifecycle.tasks import LIFECYCLE, LifecycleScheduler, Schedule, describe
+from app.lifecycle.tasks import LIFECYCLE, LifecycleScheduler, Schedule, describe, schedules
 from app.storage import lifecycle as store
+from app.wiring.schedule import run_every
 from tests.conftest import ADMIN_KEY, ALICE_KEY, auth, running_client, test_settings
 
 ADMIN = auth(ADMIN_KEY)
@@ -158,24 +158,34 @@ async def test_a_scheduled_fsck_reports_into_the_history(
     assert history[0]["task"] == "fsck" and history[0]["trigger"] == "scheduled"
 
 
-async def test_two_running_services_run_a_due_task_once(falkordb_url: str, tmp_path):
-    graph = f"test_{uuid.uuid4().hex[:12]}"
-    common = {"falkordb_url": falkordb_url, "falkordb_graph": graph, "workers": 1,
-              "backlog_scan": False, "consolidation_tick_s": 0.1,
-              "consolidation_decay_interval_s": DAY, "consolidation_forget_interval_s": 0,
-              "consolidation_cluster_interval_s": 0}  # fmt: skip
-    first = test_settings(tmp_path / "a", **common)
-    second = test_settings(tmp_path / "b", **common)
-    async with running_client(first) as a, running_client(second) as b:
-        assert runtime(a).scheduler_running and runtime(b).scheduler_running
-        for _ in range(100):
-            history = await store.run_history(runtime(a).stores.graph, 20)
-            if history:
-                break
-            await asyncio.sleep(0.1)
-        await asyncio.sleep(1.0)  # more ticks of both: still one run
-        history = await store.run_history(runtime(b).stores.graph, 20)
-        status = (await a.get("/consolidate/status", headers=ADMIN)).json()
+async def test_a_running_service_and_a_second_worker_run_a_due_task_once(
+    falkordb_url: str, tmp_path
+):
+    settings = test_settings(
+        tmp_path, falkordb_url=falkordb_url, workers=1, backlog_scan=False,
+        consolidation_tick_s=0.1, consolidation_decay_interval_s=DAY,
+    )  # fmt: skip
+    async with running_client(settings) as client:
+        deps = runtime(client)
+        assert deps.scheduler_running  # the service ticks its own scheduler (start_workers)
+        # A second worker process, as `python -m app.worker` would run: its own job slots and
+        # its own scheduler ticking against the same queue.
+        other = JobRunner(deps.jobs, concurrency=1, kinds=[LIFECYCLE], deps=deps, sweep_s=1)
+        await other.start()
+        ticking = asyncio.create_task(
+            run_every(0.1, LifecycleScheduler(deps.jobs, schedules(settings)).tick)
+        )
+        try:
+            for _ in range(100):
+                if await store.run_history(deps.stores.graph, 20):
+                    break
+                await asyncio.sleep(0.1)
+            await asyncio.sleep(1.0)  # more ticks of both: still one run
+            history = await store.run_history(deps.stores.graph, 20)
+            status = (await client.get("/consolidate/status", headers=ADMIN)).json()
+        finally:
+            ticking.cancel()
+            await other.stop()
     assert [(run["task"], run["trigger"]) for run in history] == [("decay", "scheduled")]
     assert status["next_runs"]["decay"].startswith("In ")
     assert status["next_runs"]["forget"] == "Disabled" and status["thread_alive"]
