@@ -249,8 +249,8 @@ async def _open_vectors(stores: Stores, settings: Settings) -> None:
 
 
 async def _check_identity(falkordb_url: str, settings: Settings) -> Identity:
-    """Refuses a vector store other than the deployment's. The embedded default owns its graph
-    alone, so a new shard there (a wiped one) is adopted, and the drift check re-fills it."""
+    """Refuses a vector store other than the deployment's (see app.storage.identity). The
+    embedded default owns its graph alone: whatever shard it opens is the deployment's."""
     opened = vector_store_identity(
         settings.qdrant_url, settings.qdrant_collection, settings.data_dir / "qdrant"
     )
@@ -260,7 +260,7 @@ async def _check_identity(falkordb_url: str, settings: Settings) -> Identity:
     )
     if replaced is not None:
         log.warning("deployment %s: vector store %s replaces %s", identity.deployment_id,
-                    opened, replaced)  # fmt: skip
+                    opened.identity, replaced)  # fmt: skip
     return identity
 
 

@@ -7,7 +7,9 @@ own) would take the deployment's jobs and write vectors its API never reads, whi
 looked healthy: it refuses to start instead. The record is a Redis hash on the FalkorDB server,
 next to the graph rather than in it, so a backup of the graph restored elsewhere does not carry
 its old deployment's identity. The vector store's identity is
-- a local shard: an id kept in a file inside the shard's directory (a wiped shard is a new one);
+- a local shard: its directory and an id kept in a file inside it. A new shard where the
+  deployment's was (lost with its directory) is adopted, and the drift check re-fills it; a
+  shard elsewhere, or another shard's id file, is refused;
 - a Qdrant server: its URL (scheme, host, port, path) and collection, so every process must name
   the server the same way;
 - qdrant-client's in-memory mode: private to its process, so never the deployment's.
@@ -34,28 +36,42 @@ class Identity:
     vector_store: str
 
 
-def vector_store_identity(url: str | None, collection: str, shard_dir: Path) -> str:
+@dataclass(frozen=True, slots=True)
+class Opened:
+    """The identity of the vector store a process opened; `new` for a shard created now."""
+
+    identity: str
+    new: bool = False
+
+    def replaces_lost(self, recorded: str) -> bool:
+        """A new shard in the directory of the recorded one: the same store, lost and remade."""
+        place = self.identity.rpartition("#")[0]
+        return self.new and self.identity.startswith("edge:") and recorded.startswith(place + "#")
+
+
+def vector_store_identity(url: str | None, collection: str, shard_dir: Path) -> Opened:
     """The identity of the vector store these settings open (created for a new local shard)."""
     if url is None or not url.strip():
-        return f"edge:{_shard_id(shard_dir)}"
+        shard_id, new = _shard_id(shard_dir)
+        return Opened(f"edge:{shard_dir.resolve()}#{shard_id}", new)
     if url == MEMORY_LOCATION:
-        return f"memory:{uuid.uuid4()}"
+        return Opened(f"memory:{uuid.uuid4()}")
     parts = urlsplit(url.strip())
     port = parts.port or (443 if parts.scheme == "https" else 6333)
     where = f"{parts.scheme}://{(parts.hostname or '').lower()}:{port}{parts.path.rstrip('/')}"
-    return f"qdrant:{where}/{collection}"
+    return Opened(f"qdrant:{where}/{collection}")
 
 
-def _shard_id(shard_dir: Path) -> str:
+def _shard_id(shard_dir: Path) -> tuple[str, bool]:
     path = shard_dir / STORE_ID_FILE
     if path.exists():
-        return path.read_text().strip()
+        return path.read_text().strip(), False
     shard_dir.mkdir(parents=True, exist_ok=True)
     made = uuid.uuid4().hex
     temporary = path.with_suffix(".tmp")
     temporary.write_text(made + "\n")
     temporary.replace(path)
-    return made
+    return made, True
 
 
 def identity_key(graph_name: str) -> str:
@@ -63,12 +79,13 @@ def identity_key(graph_name: str) -> str:
 
 
 async def check_identity(
-    falkordb_url: str, graph_name: str, vector_store: str, *, adopt: bool, now: str
+    falkordb_url: str, graph_name: str, opened: Opened, *, adopt: bool, now: str
 ) -> tuple[Identity, str | None]:
-    """The deployment's identity, recorded by the first process. With `adopt`, a different
-    vector store becomes the deployment's (returned as the one it replaced); without, it is
-    refused. HSETNX makes one of two first processes the recorder, and the other compares."""
-    key = identity_key(graph_name)
+    """The deployment's identity, recorded by the first process. With `adopt` (or for a new
+    shard where the deployment's was), a different vector store becomes the deployment's
+    (returned as the one it replaced); else it is refused. HSETNX makes one of two first
+    processes the recorder, and the other compares."""
+    key, vector_store = identity_key(graph_name), opened.identity
     redis = Redis.from_url(falkordb_url, decode_responses=True)
     try:
         await redis.hsetnx(key, "deployment_id", uuid.uuid4().hex)
@@ -79,7 +96,7 @@ async def check_identity(
         recorded = {str(k): str(v) for k, v in found.items()}  # decode_responses: already str
         if recorded["vector_store"] == vector_store:
             return Identity(recorded["deployment_id"], vector_store), None
-        if not adopt:
+        if not (adopt or opened.replaces_lost(recorded["vector_store"])):
             raise StoreMismatch(
                 _mismatch(recorded["deployment_id"], recorded["vector_store"], vector_store)
             )

@@ -2,6 +2,7 @@
 refuses to start with a reason, instead of taking jobs whose vectors its API never reads."""
 
 import os
+import shutil
 import subprocess
 import sys
 import uuid
@@ -10,7 +11,12 @@ from pathlib import Path
 import pytest
 
 from app.runtime import start_runtime
-from app.storage.identity import StoreMismatch, check_identity, vector_store_identity
+from app.storage.identity import (
+    Opened,
+    StoreMismatch,
+    check_identity,
+    vector_store_identity,
+)
 from tests.conftest import test_settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -57,22 +63,23 @@ async def test_adopting_a_new_vector_store_is_explicit(falkordb_url: str, tmp_pa
         await start_runtime(old, with_keyring=False)
 
 
-async def test_a_wiped_shard_is_a_new_store_and_adoption_reports_the_old(
-    falkordb_url: str, tmp_path: Path
-):
+async def test_a_new_shard_where_the_deployment_s_was_is_adopted(falkordb_url: str, tmp_path: Path):
     graph = f"test_{uuid.uuid4().hex[:12]}"
     shard = tmp_path / "qdrant"
     before = vector_store_identity(None, "memories", shard)
-    assert vector_store_identity(None, "memories", shard) == before
-    (shard / "engram-store-id").unlink()
-    after = vector_store_identity(None, "memories", shard)
-    assert after != before
+    assert before.new and vector_store_identity(None, "memories", shard) == Opened(before.identity)
     now = "2026-01-01T00:00:00Z"
     first, replaced = await check_identity(falkordb_url, graph, before, adopt=False, now=now)
     assert replaced is None
-    again, replaced = await check_identity(falkordb_url, graph, after, adopt=True, now=now)
-    assert (again.deployment_id, again.vector_store, replaced) == (first.deployment_id, after,
-                                                                   before)  # fmt: skip
+    shutil.rmtree(shard)  # lost with its directory: the same place, a new shard
+    remade = vector_store_identity(None, "memories", shard)
+    again, replaced = await check_identity(falkordb_url, graph, remade, adopt=False, now=now)
+    assert (again.deployment_id, replaced) == (first.deployment_id, before.identity)
+
+    (shard / "engram-store-id").write_text("another-shard\n")  # not new, not the recorded one
+    stranger = vector_store_identity(None, "memories", shard)
+    with pytest.raises(StoreMismatch):
+        await check_identity(falkordb_url, graph, stranger, adopt=False, now=now)
 
 
 def test_a_qdrant_server_is_named_by_its_url_and_collection():
@@ -80,9 +87,9 @@ def test_a_qdrant_server_is_named_by_its_url_and_collection():
         vector_store_identity("http://Qdrant:6333/", "memories", Path("/unused")),
         vector_store_identity("http://qdrant", "memories", Path("/unused")),
     }
-    assert same == {"qdrant:http://qdrant:6333/memories"}
+    assert same == {Opened("qdrant:http://qdrant:6333/memories")}
     assert vector_store_identity("http://qdrant:6333", "other", Path("/unused")) != same.pop()
-    assert vector_store_identity("https://q.example", "m", Path("/x")).endswith(":443/m")
+    assert vector_store_identity("https://q.example", "m", Path("/x")).identity.endswith(":443/m")
 
 
 async def test_the_worker_process_refuses_with_a_reason(falkordb_url: str, tmp_path: Path):
