@@ -40,6 +40,8 @@ async def reject_bad_text(request: Request) -> None:
         _check(f"query parameter '{name}'", value)
     for name, value in request.headers.items():
         _check(f"header '{name}'", value)
+    if not _is_json(request.headers.get("content-type", "")):
+        return  # other bodies are streamed by their routes (archives), never parsed as text
     body = await request.body()
     if body and may_hold_bad_text(body):
         try:
@@ -50,6 +52,11 @@ async def reject_bad_text(request: Request) -> None:
         if found:
             where, problem = found
             raise BadRequest(f"Invalid '{where}': {problem}")
+
+
+def _is_json(content_type: str) -> bool:
+    media = content_type.split(";", 1)[0].strip().lower()
+    return media == "application/json" or media.endswith("+json")
 
 
 def _check(where: str, value: Any) -> None:
@@ -110,12 +117,15 @@ async def send_failure(scope: Scope, send: Send, exc: Exception) -> None:
 class LimitBody:
     """ASGI middleware: 413 for a request body over `max_bytes`, declared or streamed."""
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+    def __init__(
+        self, app: ASGIApp, max_bytes: int, streamed: frozenset[str] = frozenset()
+    ) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.streamed = streamed  # paths whose routes stream the body to disk, with own limits
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] != "http" or scope["path"] in self.streamed:
             await self.app(scope, receive, send)
             return
         message = f"The request body must be at most {self.max_bytes} bytes"

@@ -80,7 +80,9 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     install_error_handlers(app)
     app.state.write_gate = WriteGate()
     app.add_middleware(WriteGateMiddleware, gate=app.state.write_gate)
-    app.add_middleware(LimitBody, max_bytes=settings.max_body_bytes)
+    # Backup archives and imports stream to disk with limits of their own (app/ops/uploads.py).
+    streamed = frozenset({"/admin/restore", "/admin/import"})
+    app.add_middleware(LimitBody, max_bytes=settings.max_body_bytes, streamed=streamed)
     app.add_middleware(AnswerErrors)
     app.add_middleware(ObserveRequests, access_log=settings.access_log)  # outermost
     app.include_router(memories_router)

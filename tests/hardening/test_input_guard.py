@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from app.validation import MAX_METADATA_BYTES, find_bad_text, may_hold_bad_text
-from tests.conftest import ALICE_KEY, auth, running_client, test_settings
+from tests.conftest import ADMIN_KEY, ALICE_KEY, auth, running_client, test_settings
 
 H = auth(ALICE_KEY)
 NUL = "a\x00b"
@@ -153,6 +153,12 @@ async def test_a_body_over_the_limit_is_413(falkordb_url: str, tmp_path):
         assert response.status_code == 413
         assert response.json()["error"] == "payload_too_large"
         assert await memory_count(client) == 0
+
+        # A backup archive streams to disk under its own, larger limit.
+        archive = {**auth(ADMIN_KEY), "content-type": "application/gzip"}
+        response = await client.post("/admin/restore", content=b"x" * 8192, headers=archive)
+        assert response.status_code != 413, response.text
+        assert "4096" not in response.text
 
 
 async def test_trace_is_405_with_allow(app_client: httpx.AsyncClient):
