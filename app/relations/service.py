@@ -13,6 +13,7 @@ from app.storage import relations as edges
 from app.storage.graph import GraphStore
 
 MAX_BATCH = 500
+MAX_PROP_CHARS = 500  # a relationship's own text properties (e.g. a reason)
 
 
 @dataclass
@@ -57,6 +58,9 @@ def parse_association(body: dict[str, Any]) -> Association:
     ):
         raise BadRequest("'strength' must be a number between 0 and 1")
     props = {k: body[k] for k in REGISTRY[name].props if k in body and _scalar(body[k])}
+    for key, value in props.items():
+        if isinstance(value, str) and len(value) > MAX_PROP_CHARS:
+            raise BadRequest(f"'{key}' must be at most {MAX_PROP_CHARS} characters")
     return Association(a, b, name, float(strength), props)
 
 

@@ -203,3 +203,14 @@ def test_the_body_precheck_never_misses_what_the_walk_finds():
     assert not may_hold_bad_text(json.dumps({"k": "é 😀"}, ensure_ascii=False).encode())
     assert find_bad_text(json.loads(json.dumps({"k": "😀"}))) is None
     assert find_bad_text({"x": math.inf}) == ("x", "must be a finite number (not NaN or Infinity)")
+
+
+async def test_a_relationship_property_is_bounded(app_client: httpx.AsyncClient):
+    ids = [
+        (await app_client.post("/memory", json={"content": c}, headers=H)).json()["memory_id"]
+        for c in ("Alice chose Postgres", "Alice had chosen MySQL")
+    ]
+    body = {"memory1_id": ids[0], "memory2_id": ids[1], "type": "PREFERS_OVER"}
+    response = await app_client.post("/associate", json={**body, "reason": "x" * 501}, headers=H)
+    assert response.status_code == 400
+    assert "'reason' must be at most 500 characters" in response.json()["message"]
