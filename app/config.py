@@ -38,6 +38,7 @@ class Settings(BaseSettings):
     # A process whose vector store is not the one the graph records refuses to start; this
     # makes its vector store the deployment's instead (after moving to a new Qdrant).
     adopt_vector_store: bool = Field(False, validation_alias="ENGRAM_ADOPT_VECTOR_STORE")
+    worker_heartbeat_s: float = Field(5.0, gt=0, validation_alias="ENGRAM_WORKER_HEARTBEAT_S")
     falkordb_graph: str = Field("engram", validation_alias="FALKORDB_GRAPH")
     falkordb_port: int = Field(6380, validation_alias="FALKORDB_PORT")
     falkordb_module: Path | None = Field(None, validation_alias="FALKORDB_MODULE")
