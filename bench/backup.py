@@ -39,8 +39,9 @@ def populate(base: str, n: int, rng: random.Random) -> dict[str, int]:
     with user:
         for start in range(0, n, BATCH):
             items = [_item(i, rng) for i in range(start, min(start + BATCH, n))]
-            response = user.post("/memory/batch", json={"memories": items})
-            response.raise_for_status()
+            response = _with_retry(
+                lambda body={"memories": items}: user.post("/memory/batch", json=body)
+            )
             ids += response.json()["memory_ids"]
         patched = rng.sample(ids, n // 10)
         for memory_id in patched:
@@ -59,6 +60,16 @@ def populate(base: str, n: int, rng: random.Random) -> dict[str, int]:
         for memory_id in deleted:
             user.delete(f"/memory/{memory_id}").raise_for_status()
     return {"memories": n, "patched": len(patched), "linked": len(pairs), "deleted": len(deleted)}
+
+
+def _with_retry(send: Any, attempts: int = 10) -> httpx.Response:
+    """A 503 (a store busy under load) is retried after its Retry-After, as a client would."""
+    for _ in range(attempts - 1):
+        response = send()
+        if response.status_code != 503:
+            return response.raise_for_status()
+        time.sleep(float(response.headers.get("Retry-After", "1")))
+    return send().raise_for_status()
 
 
 def _item(i: int, rng: random.Random) -> dict[str, Any]:

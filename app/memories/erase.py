@@ -2,9 +2,10 @@
 user, removed from the graph (every revision included), the vector index and what enrichment
 derived, leaving tombstones of ids, times, actor and content hash, and audit events.
 
-Afterwards the FalkorDB server is asked to rewrite its append-only file and the vector shard
-to merge its segments, so the content also leaves the files on disk. Backups taken before
-still hold it: docs/operations.md says how long to keep them.
+After a user's erasure the FalkorDB server is asked to rewrite its append-only file and the
+vector shard to merge its segments, so the content also leaves the files on disk at once (both
+are heavy, so a single memory's erasure leaves that to the stores' next rewrite and merge).
+Backups taken before still hold it: docs/operations.md says how long to keep them.
 """
 
 import logging
@@ -50,7 +51,6 @@ async def erase_memory(
     derived = {i for i in derived if derived_owners.get(i, ("",))[0] == user_id}
     report = ErasureReport(derived=sorted(derived))
     await _erase(stores, [memory_id, *sorted(derived)], user_id, actor, report)
-    report.log_rewritten = await _flush(stores)
     return report
 
 
