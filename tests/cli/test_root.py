@@ -87,3 +87,13 @@ def test_engram_serve_starts_the_server(tmp_path, falkordb_url: str) -> None:
     finally:
         process.terminate()
         process.wait(timeout=60)
+
+
+def test_engram_worker_is_python_m_app_worker(tmp_path) -> None:
+    """`engram worker` replaces itself with the worker, which refuses the embedded default."""
+    env = {k: v for k, v in os.environ.items() if k not in ("FALKORDB_URL", "QDRANT_URL")}
+    env["ENGRAM_DATA_DIR"] = str(tmp_path)
+    done = subprocess.run([sys.executable, "-m", "app.cli", "worker"], env=env, cwd=os.getcwd(),
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 2
+    assert "A separate worker needs shared servers" in done.stderr
