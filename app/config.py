@@ -89,6 +89,7 @@ class Settings(BaseSettings):
         0.25, ge=0, le=1, validation_alias="RECALL_RELEVANCE_FLOOR"
     )
     recall_weight_dense: float = Field(1.0, ge=0, validation_alias="RECALL_WEIGHT_DENSE")
+    recall_weight_prf: float = Field(0.6, ge=0, validation_alias="RECALL_WEIGHT_PRF")
     recall_weight_bm25: float = Field(1.5, ge=0, validation_alias="RECALL_WEIGHT_BM25")
     # A neighbouring turn of one of the best RECALL_CONTEXT_SEEDS matches gets this share of
     # that match's fused score (the context lift).

@@ -278,6 +278,7 @@ def recall_config(settings: Settings) -> RecallConfig:
         channel_weights={
             "dense": settings.recall_weight_dense,
             "bm25": settings.recall_weight_bm25,
+            "prf": settings.recall_weight_prf,
         },
         rrf_k=settings.recall_rrf_k,
         context=settings.recall_weight_context,

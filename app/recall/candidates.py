@@ -8,8 +8,8 @@ stale or foreign point in the vector index never surfaces.
 import asyncio
 from dataclasses import dataclass, field
 
-from app.recall import evidence, filters, rank
-from app.recall.channels import run_channels
+from app.recall import evidence, feedback, filters, rank
+from app.recall.channels import ChannelRun, run_channels
 from app.recall.names import query_names, without_names
 from app.recall.outcome import RecallConfig, Search, add_timings
 from app.recall.params import RecallRequest
@@ -68,8 +68,10 @@ async def gather(search: Search) -> Pool:
         pool.degraded |= run.degraded
         add_timings(pool.timings, run.timings)
         pool.vector_matched += len(run.hits.get("dense", []))
-        ran = list(run.hits)
         share = 1.0 if query in asked else config.weights.sub_query_share
+        if share == 1.0:
+            await _feed_back(search, query, run, fetch)
+        ran = list(run.hits)
         candidates = rank.fuse(run.hits, share)
         scores = rank.fused_scores(candidates.values(), config.weights, ran)
         for memory_id, candidate in candidates.items():
@@ -78,6 +80,22 @@ async def gather(search: Search) -> Pool:
                 pool.best[memory_id] = (candidate, query, ran)
                 pool.fused[memory_id] = scores[memory_id]
     return pool
+
+
+async def _feed_back(search: Search, query: str, run: ChannelRun, fetch: int) -> None:
+    """Adds the `prf` channel (feedback.py): the dense search moved towards the first pass's
+    best matches. Not for a sub-query, a question asking when, or without the dense channel."""
+    weights = search.config.weights
+    if not weights.channel_weights.get(feedback.PRF) or feedback.asks_when(query):
+        return
+    if run.vector is None or not run.hits.get("dense"):
+        return
+    first = rank.fuse(run.hits)
+    scores = rank.fused_scores(first.values(), weights, list(run.hits))
+    top = sorted(scores, key=lambda i: -scores[i])[: feedback.FEEDBACK_DOCS]
+    hits = await feedback.feedback_hits(search.stores.vectors, run.vector, top, search.flt, fetch)
+    if hits:
+        run.hits[feedback.PRF] = hits
 
 
 async def read(search: Search, pool: Pool, limits: evidence.Thresholds) -> Read:

@@ -10,7 +10,8 @@ unchanged until the first decay pass. Its weight is small (at most 0.05 by defau
 reorders near-ties in favour of memories still in use, not a clearly better match.
 
 `match` is weighted reciprocal-rank fusion of the ranked channels (dense, bm25), normalised to
-[0, 1] by the best possible fused score, so it does not depend on how many channels ran; plus
+[0, 1] by the best possible fused score, so it does not depend on how many channels ran; plus the
+weighted reciprocal rank in the feedback channel (prf, feedback.py), outside the normaliser; plus
 `context`, the lift a conversation turn gets from a neighbouring turn that matched (a share of
 that turn's fused match). `name` rewards a memory that starts with, or else mentions, a person
 the query names. Every term is returned in `components`, so a client can see why a memory
@@ -25,6 +26,7 @@ from datetime import datetime
 # Small k: top ranks dominate. On LoCoMo, k=5 gave recall@10 0.67 where k=60 gave 0.59.
 RRF_K = 5
 CONTEXT = "context"  # not a ranked channel: its candidates carry a lift, not a rank
+PRF = "prf"  # pseudo-relevance feedback (feedback.py): a bonus, left out of the normaliser
 UNSCORED_RELEVANCE = 0.5
 
 
@@ -39,7 +41,9 @@ class Weights:
     recency_curve: str = "exp"  # exp: 0.5^(age/half_life); linear: 1 - age/(2·half_life)
     raw_penalty: float = 0.05
     superseded_penalty: float = 0.15
-    channel_weights: dict[str, float] = field(default_factory=lambda: {"dense": 1.0, "bm25": 1.5})
+    channel_weights: dict[str, float] = field(
+        default_factory=lambda: {"dense": 1.0, "bm25": 1.5, PRF: 0.6}
+    )
     rrf_k: int = RRF_K
     context: float = 0.5  # a neighbouring turn's lift: this share of the matching turn's match
     name_lead: float = 0.2  # the memory starts with a person the query names (its speaker)
@@ -119,7 +123,7 @@ def fused_scores(
 
 def _best_rrf(weights: Weights, channels: list[str]) -> float:
     """The weighted RRF of rank 0 in every ranked channel that ran."""
-    ranked = (c for c in channels if c != CONTEXT)
+    ranked = (c for c in channels if c not in (CONTEXT, PRF))
     return sum(weights.channel_weights.get(c, 1.0) / weights.rrf_k for c in ranked)
 
 

@@ -208,7 +208,7 @@ def _drop_raw_beside_its_consolidation(
 
 
 def _match_type(candidate: rank.Candidate) -> str:
-    if "dense" in candidate.ranks:
+    if "dense" in candidate.ranks or rank.PRF in candidate.ranks:
         return "vector"
     if "bm25" in candidate.ranks or "fulltext" in candidate.ranks:
         return "keyword"
