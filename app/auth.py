@@ -59,8 +59,14 @@ class KeyRing:
     def __init__(self) -> None:
         self._entries: list[_Entry] = []
 
-    def add(self, key: str, *, user_id: str | None, agent_prefix: str | None = None,
-            is_admin: bool = False) -> None:  # fmt: skip
+    def add(
+        self,
+        key: str,
+        *,
+        user_id: str | None,
+        agent_prefix: str | None = None,
+        is_admin: bool = False,
+    ) -> None:
         digest = _configured_digest(key)
         principal = Principal(user_id, digest.hex()[:8], agent_prefix, is_admin)
         self._entries.append(_Entry(digest, principal))
@@ -79,9 +85,11 @@ class KeyRing:
 
 
 def build_keyring(
-    api_keys: dict[str, str | dict[str, str]], admin_key: str | None, local_key: str | None,
+    api_keys: dict[str, str | dict[str, str]],
+    admin_key: str | None,
+    local_key: str | None,
     default_user: str,
-) -> KeyRing:  # fmt: skip
+) -> KeyRing:
     """Builds the key ring from configuration (and the embedded default's local key)."""
     ring = KeyRing()
     for key, binding in api_keys.items():

@@ -68,10 +68,17 @@ class ObserveRequests:
         if self.access_log:
             client = scope.get("client")
             access.info(
-                "%s %s %d %.1fms", method, scope["path"], status, seconds * 1000,
+                "%s %s %d %.1fms",
+                method,
+                scope["path"],
+                status,
+                seconds * 1000,
                 extra={
-                    "method": method, "path": scope["path"], "route": route, "status": status,
+                    "method": method,
+                    "path": scope["path"],
+                    "route": route,
+                    "status": status,
                     "duration_ms": round(seconds * 1000, 2),
                     "client": client[0] if client else None,
                 },
-            )  # fmt: skip
+            )

@@ -74,9 +74,13 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
             await runtime.stop()
 
     app = FastAPI(
-        title="Engram", version="0.1.0", description=DESCRIPTION, lifespan=lifespan,
-        generate_unique_id_function=operation_id, dependencies=[Depends(reject_bad_text)],
-    )  # fmt: skip
+        title="Engram",
+        version="0.1.0",
+        description=DESCRIPTION,
+        lifespan=lifespan,
+        generate_unique_id_function=operation_id,
+        dependencies=[Depends(reject_bad_text)],
+    )
     install_error_handlers(app)
     app.state.write_gate = WriteGate()
     app.add_middleware(WriteGateMiddleware, gate=app.state.write_gate)

@@ -183,8 +183,13 @@ def _query_parameter(name: str, field: dict[str, Any]) -> dict[str, Any] | None:
             schema["default"] = field["default"]
     else:
         return None
-    return {"name": name, "in": "query", "required": False, "schema": schema,
-            "description": description}  # fmt: skip
+    return {
+        "name": name,
+        "in": "query",
+        "required": False,
+        "schema": schema,
+        "description": description,
+    }
 
 
 def _operations(spec: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:

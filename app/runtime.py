@@ -205,10 +205,18 @@ async def start_runtime(settings: Settings, *, with_keyring: bool = True) -> Run
     drift = DriftMonitor(stores, jobs)
     await drift.check()  # lost points show (and a repair is queued) from the start
     runtime = Runtime(
-        settings, stores, embedder, jobs, recall_config(settings), access, keyring,
-        llm=create_llm_client(settings), falkordb_server=server, drift=drift,
+        settings,
+        stores,
+        embedder,
+        jobs,
+        recall_config(settings),
+        access,
+        keyring,
+        llm=create_llm_client(settings),
+        falkordb_server=server,
+        drift=drift,
         deployment_id=deployment.deployment_id,
-    )  # fmt: skip
+    )
     watch = StoreWatch(stores, server, without_credentials(url))
     runtime.background.append(asyncio.create_task(watch.run(), name="store-watch"))
     return runtime
@@ -259,8 +267,12 @@ async def _check_identity(falkordb_url: str, settings: Settings) -> Identity:
         falkordb_url, settings.falkordb_graph, opened, adopt=adopt, now=to_iso(utc_now())
     )
     if replaced is not None:
-        log.warning("deployment %s: vector store %s replaces %s", identity.deployment_id,
-                    opened.identity, replaced)  # fmt: skip
+        log.warning(
+            "deployment %s: vector store %s replaces %s",
+            identity.deployment_id,
+            opened.identity,
+            replaced,
+        )
     return identity
 
 

@@ -30,17 +30,40 @@ MONTH = (
     r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
 )
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
-                "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11,
-                "twelve": 12}  # fmt: skip
+NUMBER_WORDS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+}
 NUMBER = r"(?:\d{1,3}|" + "|".join(NUMBER_WORDS) + ")"
 DAY_MONTH = rf"(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month>{MONTH})"
 MONTH_DAY = rf"(?P<month>{MONTH})\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?"
 APPROX = r"(?P<approx>(?:about|around|almost|nearly|over|roughly|like|more than|less than)\s+)?"
 YEAR = r"(?:,?\s+(?P<year>(?:19|20)\d{2}))?"
-RELATIVE_DAYS = {"the day before yesterday": -2, "yesterday": -1, "last night": -1,
-                 "earlier today": 0, "this morning": 0, "this afternoon": 0, "this evening": 0,
-                 "today": 0, "tonight": 0, "tomorrow": 1, "the day after tomorrow": 2}  # fmt: skip
+RELATIVE_DAYS = {
+    "the day before yesterday": -2,
+    "yesterday": -1,
+    "last night": -1,
+    "earlier today": 0,
+    "this morning": 0,
+    "this afternoon": 0,
+    "this evening": 0,
+    "today": 0,
+    "tonight": 0,
+    "tomorrow": 1,
+    "the day after tomorrow": 2,
+}
 
 WEEK_OF = re.compile(rf"\bin the week of (?:{DAY_MONTH}){YEAR}\b", re.I)
 WEEKEND_OF = re.compile(rf"\bon the weekend of (?:{DAY_MONTH}){YEAR}\b", re.I)

@@ -50,8 +50,13 @@ def start_engram(
 ) -> subprocess.Popen:
     """Starts `python -m app` from the source tree `root` (this one by default) on the embedded
     default (own FalkorDB server, Qdrant Edge shard)."""
-    child_env = {**os.environ, "ENGRAM_DATA_DIR": str(data_dir), "ENGRAM_PORT": str(port),
-                 "FALKORDB_PORT": str(falkor_port), "ENGRAM_LOG_LEVEL": "warning"}  # fmt: skip
+    child_env = {
+        **os.environ,
+        "ENGRAM_DATA_DIR": str(data_dir),
+        "ENGRAM_PORT": str(port),
+        "FALKORDB_PORT": str(falkor_port),
+        "ENGRAM_LOG_LEVEL": "warning",
+    }
     for var in EXTERNAL_STORE_VARS:
         child_env.pop(var, None)
     child_env.update(env or {})
@@ -99,9 +104,14 @@ def keyed_engram(
     """Engram on the embedded default in a temporary data dir, with a fixed user key and an admin
     key, no LLM and no scheduled sync (so that nothing but the bench's own work runs); stopped on
     exit."""
-    keyed = {"ENGRAM_API_KEYS": json.dumps({user_key: user_id}), "ENGRAM_ADMIN_KEY": admin_key,
-             "ENGRAM_GENERATE_LOCAL_KEY": "false", "SYNC_INTERVAL_S": "0",
-             "LLM_BASE_URL": "", **(env or {})}  # fmt: skip
+    keyed = {
+        "ENGRAM_API_KEYS": json.dumps({user_key: user_id}),
+        "ENGRAM_ADMIN_KEY": admin_key,
+        "ENGRAM_GENERATE_LOCAL_KEY": "false",
+        "SYNC_INTERVAL_S": "0",
+        "LLM_BASE_URL": "",
+        **(env or {}),
+    }
     with tempfile.TemporaryDirectory() as tmp:
         port, falkor_port = free_port(), free_port()
         process = start_engram(Path(tmp), port, falkor_port, env=keyed)
@@ -121,5 +131,12 @@ def load_average() -> float:
 def dead_letters(admin: httpx.Client) -> list[dict[str, Any]]:
     """Dead jobs (GET /admin/dead-letters) as kind, job id, attempts and last error."""
     dead = admin.get("/admin/dead-letters").raise_for_status().json()["dead"]
-    return [{"kind": d.get("kind"), "job_id": d.get("job_id"), "attempts": d.get("attempts"),
-             "error": d.get("error")} for d in dead]  # fmt: skip
+    return [
+        {
+            "kind": d.get("kind"),
+            "job_id": d.get("job_id"),
+            "attempts": d.get("attempts"),
+            "error": d.get("error"),
+        }
+        for d in dead
+    ]

@@ -33,8 +33,7 @@ DIMENSION = 384
 
 
 def populate(base: str, n: int, rng: random.Random) -> dict[str, int]:
-    user = httpx.Client(base_url=base, headers={"Authorization": f"Bearer {USER_KEY}"},
-                        timeout=120)  # fmt: skip
+    user = httpx.Client(base_url=base, headers={"Authorization": f"Bearer {USER_KEY}"}, timeout=120)
     ids: list[str] = []
     with user:
         for start in range(0, n, BATCH):
@@ -76,9 +75,10 @@ def _item(i: int, rng: random.Random) -> dict[str, Any]:
     item: dict[str, Any] = {
         "content": f"Memory {i}: the user mentioned project {i % 97} and prefers option "
         f"{rng.choice('ABCDEFGH')} for the {rng.choice(['api', 'ui', 'db', 'ops'])} work.",
-        "tags": [f"project:{i % 97}", "bench"], "importance": round(rng.random(), 2),
+        "tags": [f"project:{i % 97}", "bench"],
+        "importance": round(rng.random(), 2),
         "embedding": [rng.uniform(-1, 1) for _ in range(DIMENSION)],
-    }  # fmt: skip
+    }
     if i % 5 == 0 or i % 5 == 1:
         item["source"] = {"session_id": f"s{i // 5}"}
     return item
@@ -99,8 +99,7 @@ def time_restore(base: str, archive: Path) -> tuple[float, dict[str, Any]]:
     admin = {"Authorization": f"Bearer {ADMIN_KEY}"}
     started = time.perf_counter()
     with archive.open("rb") as handle:
-        response = httpx.post(f"{base}/admin/restore", content=handle, headers=admin,
-                              timeout=None)  # fmt: skip
+        response = httpx.post(f"{base}/admin/restore", content=handle, headers=admin, timeout=None)
     elapsed = time.perf_counter() - started
     response.raise_for_status()
     return elapsed, response.json()
@@ -132,14 +131,19 @@ def main() -> None:
         with keyed_engram(USER_KEY, ADMIN_KEY, env=ENV) as target:
             restore_s, report = time_restore(target.base, archive)
         result = {
-            **written, "live_memories": report["memories"], "verified": report["verified"],
+            **written,
+            "live_memories": report["memories"],
+            "verified": report["verified"],
             "vectors_restored": report["vectors_restored"],
             "graph_nodes": sum(report["counts"]["nodes"].values()),
             "relationships": sum(report["counts"]["relationships"].values()),
-            "backup_s": round(backup_s, 2), "backup_bytes": archive.stat().st_size,
-            "restore_s": round(restore_s, 2), "export_s": round(export_s, 2),
-            "export_bytes": export.stat().st_size, "load_average": load_before,
-        }  # fmt: skip
+            "backup_s": round(backup_s, 2),
+            "backup_bytes": archive.stat().st_size,
+            "restore_s": round(restore_s, 2),
+            "export_s": round(export_s, 2),
+            "export_bytes": export.stat().st_size,
+            "load_average": load_before,
+        }
     print(json.dumps(result, indent=2))  # noqa: T201
 
 

@@ -55,10 +55,16 @@ async def main(args: argparse.Namespace) -> None:
     rng = random.Random(args.seed)
     with tempfile.TemporaryDirectory() as data_dir:
         settings = Settings(
-            data_dir=Path(data_dir), falkordb_port=free_port(), embedding_provider="hash",
-            embedding_dimensions=DIMENSION, workers=0, sync_interval_s=0, enrichment_enabled=False,
-            generate_local_key=False, api_keys={"bench-key-0123456789": "bench"},
-        )  # fmt: skip
+            data_dir=Path(data_dir),
+            falkordb_port=free_port(),
+            embedding_provider="hash",
+            embedding_dimensions=DIMENSION,
+            workers=0,
+            sync_interval_s=0,
+            enrichment_enabled=False,
+            generate_local_key=False,
+            api_keys={"bench-key-0123456789": "bench"},
+        )
         runtime = await start_runtime(settings, with_keyring=False)
         try:
             scope = Scope("bench")
@@ -69,8 +75,9 @@ async def main(args: argparse.Namespace) -> None:
                     MemoryCreate(content=f"Topic {t} note {start + i}", type="Fact", embedding=v)
                     for i, (t, v) in enumerate(made[start : start + BATCH])
                 ]
-                await service.store_batch(stores=runtime.stores, scope=scope, actor="bench",
-                                          items=items)  # fmt: skip
+                await service.store_batch(
+                    stores=runtime.stores, scope=scope, actor="bench", items=items
+                )
             written = time.perf_counter() - started
             config = ClusterConfig(min_size=3)
             started = time.perf_counter()

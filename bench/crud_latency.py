@@ -35,8 +35,11 @@ def time_http(base: str, key: str, n: int) -> tuple[dict, dict]:
         for i in range(50):  # warm-up
             client.post("/memory", json={"content": f"warm-up {i}"})
         for i in range(n):
-            body = {"content": f"Benchmark memory {i}: the user prefers tea at {i % 24}h",
-                    "tags": ["bench", f"topic:{i % 10}"], "importance": 0.5}  # fmt: skip
+            body = {
+                "content": f"Benchmark memory {i}: the user prefers tea at {i % 24}h",
+                "tags": ["bench", f"topic:{i % 10}"],
+                "importance": 0.5,
+            }
             started = time.perf_counter()
             response = client.post("/memory", json=body)
             writes.append((time.perf_counter() - started) * 1000)
@@ -57,8 +60,15 @@ async def time_graph_direct(url: str, n: int) -> tuple[dict, dict]:
     try:
         for i in range(n):
             now = to_iso(utc_now())
-            memory = Memory(id=new_id(), user_id="bench", content=f"direct {i}", timestamp=now,
-                            created_at=now, updated_at=now, content_hash=str(i))  # fmt: skip
+            memory = Memory(
+                id=new_id(),
+                user_id="bench",
+                content=f"direct {i}",
+                timestamp=now,
+                created_at=now,
+                updated_at=now,
+                content_hash=str(i),
+            )
             started = time.perf_counter()
             await graph.create_memories([memory], "bench")
             writes.append((time.perf_counter() - started) * 1000)

@@ -36,14 +36,28 @@ from app.models import to_iso  # noqa: E402
 
 START = datetime(2026, 1, 1, tzinfo=UTC)
 TYPES = [
-    ("Context", 25), ("Event", 20), ("Fact", 20), ("Preference", 10), ("Habit", 5),
-    ("Pattern", 5), ("Style", 5), ("Decision", 5), ("Insight", 5),
-]  # fmt: skip
+    ("Context", 25),
+    ("Event", 20),
+    ("Fact", 20),
+    ("Preference", 10),
+    ("Habit", 5),
+    ("Pattern", 5),
+    ("Style", 5),
+    ("Decision", 5),
+    ("Insight", 5),
+]
 # How long a memory of each type stays wanted, in days (the half-life of its recall chance).
 INTEREST_HALF_LIFE = {
-    "Context": 5, "Event": 20, "Fact": 120, "Preference": 120, "Habit": 60, "Pattern": 90,
-    "Style": 120, "Decision": 180, "Insight": 180,
-}  # fmt: skip
+    "Context": 5,
+    "Event": 20,
+    "Fact": 120,
+    "Preference": 120,
+    "Habit": 60,
+    "Pattern": 90,
+    "Style": 120,
+    "Decision": 180,
+    "Insight": 180,
+}
 USED_WINDOW_DAYS = 30
 
 
@@ -67,11 +81,17 @@ def make_memory(rng: random.Random, day: int, index: int) -> Simulated:
         importance = rng.uniform(0.7, 1.0)
     created = to_iso(START + timedelta(days=day, seconds=index))
     props = {
-        "id": f"{day:03d}-{index:03d}", "type": kind, "importance": round(importance, 2),
-        "confidence": round(rng.uniform(0.5, 0.95), 2), "created_at": created,
-        "last_accessed": created, "access_count": 0, "pinned": rng.random() < 0.02,
-        "protected": rng.random() < 0.01, "layer": "consolidated",
-    }  # fmt: skip
+        "id": f"{day:03d}-{index:03d}",
+        "type": kind,
+        "importance": round(importance, 2),
+        "confidence": round(rng.uniform(0.5, 0.95), 2),
+        "created_at": created,
+        "last_accessed": created,
+        "access_count": 0,
+        "pinned": rng.random() < 0.02,
+        "protected": rng.random() < 0.01,
+        "layer": "consolidated",
+    }
     popularity = min(0.5, rng.paretovariate(1.5) * 0.01)
     return Simulated(props, popularity, rng.randint(0, 6))
 
@@ -137,22 +157,36 @@ def simulate(args: argparse.Namespace, threshold: float) -> Outcome:
             live_by_month.append(len(memories) - archived)
             checkpoints.append(day + 1)
     return Outcome(
-        threshold, archived_by_month, live_by_month, checkpoints, len(memories), misses, uses,
-        used_recently_archived, important_archived,
-    )  # fmt: skip
+        threshold,
+        archived_by_month,
+        live_by_month,
+        checkpoints,
+        len(memories),
+        misses,
+        uses,
+        used_recently_archived,
+        important_archived,
+    )
 
 
 def report(outcomes: list[Outcome]) -> str:
     months = len(outcomes[0].archived_by_month)
     head = "| threshold | " + " | ".join(f"day {d}" for d in outcomes[0].checkpoints) + " |"
-    lines = ["Share of the memories written so far that are archived, every 30 days:", "", head,
-             "|---" * (months + 1) + "|"]  # fmt: skip
+    lines = [
+        "Share of the memories written so far that are archived, every 30 days:",
+        "",
+        head,
+        "|---" * (months + 1) + "|",
+    ]
     for o in outcomes:
         shares = " | ".join(f"{share:.0%}" for share in o.archived_by_month)
         lines.append(f"| {o.threshold:g} | {shares} |")
-    lines += ["", "| threshold | written | live at the end | recalls served | misses "
-              "(wanted, but archived) | archived though used < 30 d before | important archived |",
-              "|---|---|---|---|---|---|---|"]  # fmt: skip
+    lines += [
+        "",
+        "| threshold | written | live at the end | recalls served | misses "
+        "(wanted, but archived) | archived though used < 30 d before | important archived |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for o in outcomes:
         miss_share = o.misses / max(o.uses + o.misses, 1)
         lines.append(

@@ -68,8 +68,20 @@ SESSION_KEY = re.compile(r"session_(\d+)")
 SESSION_DATE = re.compile(
     r"(\d{1,2}):(\d{2})\s*([ap])\.?m\.?\s+on\s+(\d{1,2})\s+([A-Za-z]+)\.?,?\s+(\d{4})", re.I
 )
-MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
-          "september", "october", "november", "december")  # fmt: skip
+MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
 
 
 @dataclass(frozen=True)
@@ -483,9 +495,12 @@ def question_row(question: Question, body: dict[str, Any], ms: float) -> dict[st
 
 
 def run_config(
-    client: httpx.Client, name: str, params: dict[str, str], questions: list[Question],
+    client: httpx.Client,
+    name: str,
+    params: dict[str, str],
+    questions: list[Question],
     depth: int = DEPTH,
-) -> list[dict[str, Any]]:  # fmt: skip
+) -> list[dict[str, Any]]:
     """Asks every question with one configuration; one row per question."""
     for _ in range(WARMUP_CALLS):  # an empty scope: warms the query path, touches no memory
         recall(client, WARMUP_AGENT, "warm-up question", params, depth)
@@ -547,10 +562,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--workers", type=int, default=2, help="ENGRAM_WORKERS when embedded")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument(
-        "--protocol", default="default", choices=PROTOCOLS,
+        "--protocol",
+        default="default",
+        choices=PROTOCOLS,
         help="default: turns with source.session_id and labels; plain: content, tags, timestamp "
         "and metadata only (stored in scopes <id>-plain); both: each, reported side by side",
-    )  # fmt: skip
+    )
     parser.add_argument(
         "--depth", type=int, default=DEPTH, help=f"results asked per question (default {DEPTH})"
     )
@@ -608,7 +625,7 @@ def report(results: dict[str, Any], depth: int = DEPTH) -> str:
 
 def run_protocol(
     client: httpx.Client, args: argparse.Namespace, all_samples: list[Sample], protocol: str
-) -> tuple[dict[str, Any] | None, dict[str, Any], int]:  # fmt: skip
+) -> tuple[dict[str, Any] | None, dict[str, Any], int]:
     """Ingests (unless skipped) and asks one protocol's questions; configs named with a
     ` (plain)` suffix for the plain protocol. Returns the ingest figures, results, questions."""
     scoped = in_protocol_scope(all_samples, protocol)

@@ -126,8 +126,10 @@ def main() -> None:
         close = closeness(models, sample[: args.texts])
         times = timings(models, questions[: args.queries], args.rounds)
     lengths = [len(tokenizer.encode(q).ids) for q in questions[: args.queries]]
-    say(f"{args.queries} queries ({statistics.median(lengths):.0f} tokens median), "
-        f"{args.rounds} rounds; closeness over {args.texts} texts")  # fmt: skip
+    say(
+        f"{args.queries} queries ({statistics.median(lengths):.0f} tokens median), "
+        f"{args.rounds} rounds; closeness over {args.texts} texts"
+    )
     baseline = statistics.median(times["previous int8"])
     say(f"{'model':<14} {'p50 ms':>7} {'p95 ms':>7} {'ratio':>6} {'cos mean':>9} {'cos min':>8}")
     for name, values in times.items():

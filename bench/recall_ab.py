@@ -36,10 +36,11 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--data", type=Path, required=True, help="a bench/scale.py data dir")
     parser.add_argument("--base", default="HEAD~1", help="git revision for A (default HEAD~1)")
     parser.add_argument(
-        "--base-data", type=Path,
+        "--base-data",
+        type=Path,
         help="A's own data dir (default: --data), for a change of embedding model: each side "
         "needs a store embedded by its own model, or its start would re-embed the copy",
-    )  # fmt: skip
+    )
     parser.add_argument("--queries", type=int, default=400)
     parser.add_argument("--warmup", type=int, default=40)
     parser.add_argument("--users", type=int, default=10)
@@ -51,14 +52,22 @@ def parse_args() -> argparse.Namespace:
 @contextlib.contextmanager
 def worktree(revision: str, where: Path):
     """A checkout of `revision` at `where`, sharing this checkout's .venv."""
-    subprocess.run(["git", "worktree", "add", "--detach", str(where), revision], cwd=ROOT,
-                   check=True, capture_output=True)  # fmt: skip
+    subprocess.run(
+        ["git", "worktree", "add", "--detach", str(where), revision],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    )
     (where / ".venv").symlink_to(ROOT / ".venv")
     try:
         yield where
     finally:
-        subprocess.run(["git", "worktree", "remove", "--force", str(where)], cwd=ROOT,
-                       check=False, capture_output=True)  # fmt: skip
+        subprocess.run(
+            ["git", "worktree", "remove", "--force", str(where)],
+            cwd=ROOT,
+            check=False,
+            capture_output=True,
+        )
 
 
 def main() -> None:

@@ -37,8 +37,10 @@ WARM_UP = 20  # loads spaCy in the workers and warms the connection before the c
 POLL_S = 0.2
 NO_RATE_LIMIT = {"REMEMBER_RATE_PER_MINUTE": "100000"}
 COUNTERS = ("pending", "scheduled", "in_flight", "done", "failed", "dead")
-RUNS = (("run 1: workers on", "run 1: workers on (production)"),
-        ("run 2: workers off", "run 2: ENGRAM_WORKERS=0 (ack alone)"))  # fmt: skip
+RUNS = (
+    ("run 1: workers on", "run 1: workers on (production)"),
+    ("run 2: workers off", "run 2: ENGRAM_WORKERS=0 (ack alone)"),
+)
 
 USER_TURNS = (
     "I moved to {city} last {month}, and I'm still getting used to the neighbourhood.",
@@ -71,12 +73,22 @@ ASSISTANT_TURNS = (
     "Okay, I've updated my notes. Let me know if anything changes.",
 )
 EXTRA_SLOTS = {
-    "drink2": tg.DRINKS, "datastore2": tg.DATASTORES, "allergen": tg.ALLERGENS,
-    "ingredient": tg.INGREDIENTS, "genre": tg.GENRES, "activity": tg.ACTIVITIES,
-    "product": tg.PRODUCTS, "currency": tg.CURRENCIES, "decision": tg.LIFE_DECISIONS,
-    "reason": tg.REASONS, "deliverable": tg.DELIVERABLES, "conference": tg.CONFERENCES,
-    "purpose": tg.PURPOSES, "pet": tg.PET_SPECIES, "pet_name": tg.PET_NAMES,
-}  # fmt: skip
+    "drink2": tg.DRINKS,
+    "datastore2": tg.DATASTORES,
+    "allergen": tg.ALLERGENS,
+    "ingredient": tg.INGREDIENTS,
+    "genre": tg.GENRES,
+    "activity": tg.ACTIVITIES,
+    "product": tg.PRODUCTS,
+    "currency": tg.CURRENCIES,
+    "decision": tg.LIFE_DECISIONS,
+    "reason": tg.REASONS,
+    "deliverable": tg.DELIVERABLES,
+    "conference": tg.CONFERENCES,
+    "purpose": tg.PURPOSES,
+    "pet": tg.PET_SPECIES,
+    "pet_name": tg.PET_NAMES,
+}
 
 
 def conversation_bodies(count: int, seed: int = 7) -> list[dict[str, Any]]:
@@ -93,11 +105,15 @@ def conversation_bodies(count: int, seed: int = 7) -> list[dict[str, Any]]:
         slots["price"] = str(rng.randint(20, 2000))
         user_turn = tg.render(rng.choice(USER_TURNS), slots)
         reply = tg.render(rng.choice(ASSISTANT_TURNS), slots)
-        bodies.append({
-            "session_id": f"bench-session-{number % SESSIONS:02d}",
-            "messages": [{"role": "user", "content": user_turn},
-                         {"role": "assistant", "content": reply}],
-        })  # fmt: skip
+        bodies.append(
+            {
+                "session_id": f"bench-session-{number % SESSIONS:02d}",
+                "messages": [
+                    {"role": "user", "content": user_turn},
+                    {"role": "assistant", "content": reply},
+                ],
+            }
+        )
     return bodies
 
 
@@ -222,8 +238,10 @@ def table(result: dict[str, Any]) -> str:
     for key, label in RUNS:
         ack = result[key]["acknowledgement (202)"]
         c = ack["client"]
-        rows.append(f"{label:<36}{c['p50_ms']:>7}{c['p95_ms']:>7}{c['p99_ms']:>7}"
-                    f"{c['mean_ms']:>7}{ack['load_1m_at_end']:>9}")  # fmt: skip
+        rows.append(
+            f"{label:<36}{c['p50_ms']:>7}{c['p95_ms']:>7}{c['p99_ms']:>7}"
+            f"{c['mean_ms']:>7}{ack['load_1m_at_end']:>9}"
+        )
     x = result["run 1: workers on"]["extraction throughput"]
     rows += [
         f"extraction ({x['label']}): {x['jobs done']} jobs / {x['turns']} turns in "

@@ -112,9 +112,18 @@ class Tally:
     misses: list[str] = field(default_factory=list)
 
     def add(self, other: "Tally") -> None:
-        for name in ("facts", "facts_found", "facts_ranked", "facts_stored", "updates",
-                     "superseded", "repeats", "duplicates", "distractors",
-                     "false_memories"):  # fmt: skip
+        for name in (
+            "facts",
+            "facts_found",
+            "facts_ranked",
+            "facts_stored",
+            "updates",
+            "superseded",
+            "repeats",
+            "duplicates",
+            "distractors",
+            "false_memories",
+        ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.misses += other.misses
 
@@ -149,10 +158,13 @@ class Bench:
     def post_session(self, http: httpx.Client, user: str, number: int, session: dict) -> None:
         moment = START + timedelta(days=session.get("day", 0))
         messages = [
-            {"role": role, "content": text, "timestamp": (moment + timedelta(seconds=i * 30))
-             .isoformat()}
+            {
+                "role": role,
+                "content": text,
+                "timestamp": (moment + timedelta(seconds=i * 30)).isoformat(),
+            }
             for i, (role, text) in enumerate(session["turns"])
-        ]  # fmt: skip
+        ]
         session_id = f"{user}-s{number}"
         started = time.perf_counter()
         answer = http.post("/remember", json={"messages": messages, "session_id": session_id})
@@ -210,14 +222,19 @@ def score(bench: Bench, http: httpx.Client, user: str, conv: dict, show: bool) -
     for update in conv.get("updates") or []:
         tally.updates += 1
         old, new = update["old"], update["new"]
-        stale = [m.content for m in current if holds(m.content, old)
-                 and not holds(m.content, new) and not ENDING.search(m.content)]  # fmt: skip
+        stale = [
+            m.content
+            for m in current
+            if holds(m.content, old) and not holds(m.content, new) and not ENDING.search(m.content)
+        ]
         fresh = any(holds(m.content, update["new"]) for m in current)
         if not stale and fresh:
             tally.superseded += 1
         else:
-            tally.misses.append(f"{label} update {update['old']}→{update['new']}: still current "
-                                f"{stale}, new value current: {fresh}")  # fmt: skip
+            tally.misses.append(
+                f"{label} update {update['old']}→{update['new']}: still current "
+                f"{stale}, new value current: {fresh}"
+            )
     for keywords in conv.get("repeats") or []:
         tally.repeats += 1
         for layer in ("raw", "consolidated"):
@@ -228,8 +245,12 @@ def score(bench: Bench, http: httpx.Client, user: str, conv: dict, show: bool) -
     for distractor in conv.get("distractors") or []:
         tally.distractors += 1
         unless = distractor.get("unless") or []
-        wrong = [m.content for m in current if holds(m.content, distractor["keywords"])
-                 and not any(holds(m.content, [word]) for word in unless)]  # fmt: skip
+        wrong = [
+            m.content
+            for m in current
+            if holds(m.content, distractor["keywords"])
+            and not any(holds(m.content, [word]) for word in unless)
+        ]
         if wrong:
             tally.false_memories += 1
             tally.misses.append(f"{label} false memory ({distractor['kind']}): {wrong}")

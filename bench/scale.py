@@ -439,16 +439,24 @@ def wait_embedded(
         few = outstanding <= 2 * len(server.keys)
         left = unembedded(server) if few or now - last_log >= 30 else None
         watch.status_ms.append(elapsed)
-        watch.timeline.append({"t_s": round(now, 1), "outstanding_jobs": outstanding,
-                               "done_jobs": embed.get("done"), "unembedded": left,
-                               **flat(snapshot(server))})  # fmt: skip
+        watch.timeline.append(
+            {
+                "t_s": round(now, 1),
+                "outstanding_jobs": outstanding,
+                "done_jobs": embed.get("done"),
+                "unembedded": left,
+                **flat(snapshot(server)),
+            }
+        )
         watch.observe(outstanding, left, now)
         if watch.outcome == "waiting" and time.monotonic() > deadline:
             watch.outcome = f"timed out after {timeout:.0f} s: {outstanding} jobs, {left} memories"
         if now - last_log >= 30:
             last_log = now
-            log(f"embedding: {left} memories not embedded, {outstanding} jobs outstanding, "
-                f"{embed.get('done')} done, {_rss_line(watch.timeline[-1])}")  # fmt: skip
+            log(
+                f"embedding: {left} memories not embedded, {outstanding} jobs outstanding, "
+                f"{embed.get('done')} done, {_rss_line(watch.timeline[-1])}"
+            )
         if watch.outcome == "waiting":
             time.sleep(2 if few else 5)
     log(f"embedding wait over: {watch.outcome}")
@@ -483,8 +491,11 @@ def wait_jobs_drained(
             log(f"{kind}: {outstanding} jobs outstanding, {jobs.get('done')} done")
             time.sleep(10 if outstanding > 10 else 2)
     seconds = round(time.perf_counter() - since, 1)
-    return {"outcome": "complete" if idle >= 2 else "timed out", "seconds_since_first_batch":
-            seconds, "jobs": jobs}  # fmt: skip
+    return {
+        "outcome": "complete" if idle >= 2 else "timed out",
+        "seconds_since_first_batch": seconds,
+        "jobs": jobs,
+    }
 
 
 def flat(snap: dict[str, Any]) -> dict[str, Any]:
@@ -701,24 +712,42 @@ def probe_endpoints(
         ("GET /health (no key)", "/health", {}, {}),
         ("GET /health (user key: memory count)", "/health", {}, auth(key)),
         ("GET /enrichment/status", "/enrichment/status", {}, auth(key)),
-        ("GET /memory/by-tag?tags=preference", "/memory/by-tag",
-         {"tags": "preference", "limit": 20}, auth(key)),
-        ("GET /recall?tags=project:… (browse, no query)", "/recall",
-         {"tags": f"project:{project}", "limit": 10}, auth(key)),
-        ("GET /recall?query=…&tags=project:… (filtered)", "/recall",
-         {"query": "database migration decision", "tags": f"project:{project}", "limit": 10},
-         auth(key)),
-        ("GET /recall?query=…&expand_relations=true", "/recall",
-         {"query": "database migration decision", "limit": 10, "expand_relations": "true"},
-         auth(key)),
-        ("GET /recall?query=…&expand_entities=true", "/recall",
-         {"query": "database migration decision", "limit": 10, "expand_entities": "true"},
-         auth(key)),
+        (
+            "GET /memory/by-tag?tags=preference",
+            "/memory/by-tag",
+            {"tags": "preference", "limit": 20},
+            auth(key),
+        ),
+        (
+            "GET /recall?tags=project:… (browse, no query)",
+            "/recall",
+            {"tags": f"project:{project}", "limit": 10},
+            auth(key),
+        ),
+        (
+            "GET /recall?query=…&tags=project:… (filtered)",
+            "/recall",
+            {"query": "database migration decision", "tags": f"project:{project}", "limit": 10},
+            auth(key),
+        ),
+        (
+            "GET /recall?query=…&expand_relations=true",
+            "/recall",
+            {"query": "database migration decision", "limit": 10, "expand_relations": "true"},
+            auth(key),
+        ),
+        (
+            "GET /recall?query=…&expand_entities=true",
+            "/recall",
+            {"query": "database migration decision", "limit": 10, "expand_entities": "true"},
+            auth(key),
+        ),
         ("GET /core (pinned, most important, recent)", "/core", {}, auth(key)),
-    ]  # fmt: skip
+    ]
     if server.admin_key:
-        probes.insert(2, ("GET /health (admin key: all counts)", "/health", {},
-                          auth(server.admin_key)))  # fmt: skip
+        probes.insert(
+            2, ("GET /health (admin key: all counts)", "/health", {}, auth(server.admin_key))
+        )
     results = {}
     for name, path, params, headers in probes:
         samples, statuses = [], set()
@@ -727,8 +756,11 @@ def probe_endpoints(
             response = client.get(path, params=params, headers=headers, timeout=120)
             samples.append(ms_since(started))
             statuses.add(response.status_code)
-        results[name] = {**percentiles(samples), "max_ms": round(max(samples), 2),
-                         "statuses": sorted(statuses)}  # fmt: skip
+        results[name] = {
+            **percentiles(samples),
+            "max_ms": round(max(samples), 2),
+            "statuses": sorted(statuses),
+        }
     return results
 
 
@@ -760,42 +792,71 @@ def markdown(result: dict[str, Any]) -> str:
     own = rec["query_embedding_in_process"]
     rss, disk = result["rss"], result["disk_mb"]
     rows = [
-        ("memories / users / queries",
-         f"{gen['memories']:,} / {result['config']['users']} / {result['config']['queries']}"),
+        (
+            "memories / users / queries",
+            f"{gen['memories']:,} / {result['config']['users']} / {result['config']['queries']}",
+        ),
         ("unique texts", f"{gen['unique']:,} ({gen['unique_fraction']:.2%})"),
         ("ingestion, acknowledged (POST /memory/batch ×500)", ingest_line(ing)),
-        ("all embedded, from the first batch",
-         f"{emb['seconds_since_first_batch']} s ({emb['memories_per_s']} memories/s)"
-         if ing["memories"] else "already embedded (resumed run)"),
+        (
+            "all embedded, from the first batch",
+            f"{emb['seconds_since_first_batch']} s ({emb['memories_per_s']} memories/s)"
+            if ing["memories"]
+            else "already embedded (resumed run)",
+        ),
         ("embedding wait outcome", emb["outcome"]),
         ("/recall wall p50 / p95 / p99, with query embedding", f"{fmt(with_q['wall'])} ms"),
         ("/recall wall p50 / p95 / p99, precomputed vector", f"{fmt(without['wall'])} ms"),
-        ("/recall wall p50 / p95 / p99, with query embedding, from httpx",
-         f"{fmt(from_httpx['wall'])} ms"),
-        ("server query_time_ms p50 / p95 / p99, with embedding",
-         f"{fmt(with_q['server_query_time'])} ms"),
-        ("server query_time_ms p50 / p95 / p99, with embedding, from httpx",
-         f"{fmt(from_httpx['server_query_time'])} ms"),
-        ("server query_time_ms p50 / p95 / p99, precomputed",
-         f"{fmt(without['server_query_time'])} ms"),
+        (
+            "/recall wall p50 / p95 / p99, with query embedding, from httpx",
+            f"{fmt(from_httpx['wall'])} ms",
+        ),
+        (
+            "server query_time_ms p50 / p95 / p99, with embedding",
+            f"{fmt(with_q['server_query_time'])} ms",
+        ),
+        (
+            "server query_time_ms p50 / p95 / p99, with embedding, from httpx",
+            f"{fmt(from_httpx['server_query_time'])} ms",
+        ),
+        (
+            "server query_time_ms p50 / p95 / p99, precomputed",
+            f"{fmt(without['server_query_time'])} ms",
+        ),
         ("query embedding alone (embed_query in-process)", f"{fmt(own['timing'])} ms"),
         ("server steps p50 / p95, with embedding", steps_line(with_q["server_steps"])),
         ("target p50 ≤ 15 ms / p95 ≤ 40 ms (with embedding)", rec["targets_met"]),
-        ("hit@10 / hit@1 / MRR, targeted queries (sanity)",
-         f"{with_q['hit_at_10']} / {with_q['hit_at_1']} / {with_q['mrr_at_10']}"),
-        ("RSS Engram / FalkorDB, idle after start", f"{mb(rss['start'], 'engram')} / "
-         f"{mb(rss['start'], 'falkordb')}"),
-        ("RSS Engram / FalkorDB, after embedding",
-         f"{mb(rss['embedded'], 'engram')} / {mb(rss['embedded'], 'falkordb')}"),
-        ("RSS Engram / FalkorDB, after recall", f"{mb(rss['end'], 'engram')} / "
-         f"{mb(rss['end'], 'falkordb')}"),
-        ("peak RSS while embedding, Engram / FalkorDB",
-         f"{emb['peak_rss_mb']['engram']} MB / {emb['peak_rss_mb']['falkordb']} MB"),
-        ("disk data/falkordb / data/qdrant",
-         f"{disk.get('falkordb')} MB / {disk.get('qdrant')} MB"),
-        ("load average (1 min) at start / recall / end",
-         " / ".join(str(result["machine"][k]) for k in ("load_start", "load_recall", "load_end"))),
-    ]  # fmt: skip
+        (
+            "hit@10 / hit@1 / MRR, targeted queries (sanity)",
+            f"{with_q['hit_at_10']} / {with_q['hit_at_1']} / {with_q['mrr_at_10']}",
+        ),
+        (
+            "RSS Engram / FalkorDB, idle after start",
+            f"{mb(rss['start'], 'engram')} / {mb(rss['start'], 'falkordb')}",
+        ),
+        (
+            "RSS Engram / FalkorDB, after embedding",
+            f"{mb(rss['embedded'], 'engram')} / {mb(rss['embedded'], 'falkordb')}",
+        ),
+        (
+            "RSS Engram / FalkorDB, after recall",
+            f"{mb(rss['end'], 'engram')} / {mb(rss['end'], 'falkordb')}",
+        ),
+        (
+            "peak RSS while embedding, Engram / FalkorDB",
+            f"{emb['peak_rss_mb']['engram']} MB / {emb['peak_rss_mb']['falkordb']} MB",
+        ),
+        (
+            "disk data/falkordb / data/qdrant",
+            f"{disk.get('falkordb')} MB / {disk.get('qdrant')} MB",
+        ),
+        (
+            "load average (1 min) at start / recall / end",
+            " / ".join(
+                str(result["machine"][k]) for k in ("load_start", "load_recall", "load_end")
+            ),
+        ),
+    ]
     lines = ["| figure | value |", "| --- | --- |"]
     lines += [f"| {name} | {value} |" for name, value in rows]
     lines += ["", "| other endpoint (20 calls) | p50 | p95 | max |", "| --- | --- | --- | --- |"]
@@ -840,13 +901,14 @@ def generate(args: argparse.Namespace) -> tuple[list, list, list, dict[str, Any]
     queries = textgen.queries(people, items, args.queries, args.seed)
     summary = textgen.stats(items)
     info = {
-        "memories": summary.count, "unique": summary.unique,
+        "memories": summary.count,
+        "unique": summary.unique,
         "unique_fraction": summary.unique_fraction,
         "seconds": round(time.perf_counter() - started, 1),
         "mean_chars": round(statistics.fmean(len(m.content) for m in items), 1),
         "queries_targeted": sum(q.target is not None for q in queries),
         "queries_generic": sum(q.target is None for q in queries),
-    }  # fmt: skip
+    }
     return people, items, queries, info
 
 
@@ -865,8 +927,10 @@ def run(args: argparse.Namespace, server: Server, people, items, queries) -> dic
         rss["embedded"] = snapshot(server)
         enriched = wait_jobs_drained(client, server, "enrich", started, timeout)
         rss["enriched"] = snapshot(server)
-        log(f"all embedded after {embedded['seconds_since_first_batch']} s, enriched after "
-            f"{enriched['seconds_since_first_batch']} s; timing queries")  # fmt: skip
+        log(
+            f"all embedded after {embedded['seconds_since_first_batch']} s, enriched after "
+            f"{enriched['seconds_since_first_batch']} s; timing queries"
+        )
         vectors, timings, cold_ms = asyncio.run(embed_queries([q.text for q in queries]))
         load_recall = round(os.getloadavg()[0], 2)
         passes = measure_recall(client, server, queries, vectors, state.ids, args.warmup)
@@ -875,14 +939,23 @@ def run(args: argparse.Namespace, server: Server, people, items, queries) -> dic
     time.sleep(3)  # let the access-reinforcement flush run before the last snapshot
     rss["end"] = snapshot(server)
     recall = {name: p.summary() for name, p in passes.items()}
-    recall["query_embedding_in_process"] = {"timing": percentiles(timings),
-                                            "cold_start_ms": round(cold_ms, 1)}  # fmt: skip
+    recall["query_embedding_in_process"] = {
+        "timing": percentiles(timings),
+        "cold_start_ms": round(cold_ms, 1),
+    }
     recall["targets_met"] = targets_met(recall["with_query_embedding"]["wall"])
     data = server.data_dir
     disk = {name: disk_mb(data / name) if data else None for name in ("falkordb", "qdrant")}
-    return {"ingest": ingested, "embedding": embedded, "enrichment": enriched, "recall": recall,
-            "endpoints": endpoints,
-            "rss": rss, "disk_mb": disk, "load_recall": load_recall}  # fmt: skip
+    return {
+        "ingest": ingested,
+        "embedding": embedded,
+        "enrichment": enriched,
+        "recall": recall,
+        "endpoints": endpoints,
+        "rss": rss,
+        "disk_mb": disk,
+        "load_recall": load_recall,
+    }
 
 
 def parse_args() -> argparse.Namespace:
@@ -907,8 +980,10 @@ def main() -> None:
     load_start = round(os.getloadavg()[0], 2)
     log(f"load average {os.getloadavg()}; generating {args.memories} memories")
     people, items, queries, gen_info = generate(args)
-    log(f"{gen_info['unique']} unique texts ({gen_info['unique_fraction']:.2%}) "
-        f"in {gen_info['seconds']} s")  # fmt: skip
+    log(
+        f"{gen_info['unique']} unique texts ({gen_info['unique_fraction']:.2%}) "
+        f"in {gen_info['seconds']} s"
+    )
     if args.base_url:
         figures = run(args, reused_server(args), people, items, queries)
     elif args.keep_data:
@@ -923,14 +998,20 @@ def main() -> None:
         ):
             figures = run(args, server, people, items, queries)
     result = {
-        "config": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()
-                   if k not in ("api_key", "admin_key")},
-        "machine": {"cpus": os.cpu_count(), "load_start": load_start,
-                    "load_recall": figures.pop("load_recall"),
-                    "load_end": round(os.getloadavg()[0], 2)},
+        "config": {
+            k: (str(v) if isinstance(v, Path) else v)
+            for k, v in vars(args).items()
+            if k not in ("api_key", "admin_key")
+        },
+        "machine": {
+            "cpus": os.cpu_count(),
+            "load_start": load_start,
+            "load_recall": figures.pop("load_recall"),
+            "load_end": round(os.getloadavg()[0], 2),
+        },
         "generator": gen_info,
         **figures,
-    }  # fmt: skip
+    }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2))
     sys.stdout.write(markdown(result) + f"\n\nFull results: {args.out}\n")

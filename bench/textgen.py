@@ -612,28 +612,82 @@ def _goal_year(d: Draw) -> dict[str, str]:
 
 # slot -> vocabulary (a plain choice) or a function filling a group of slots
 VOCAB: dict[str, tuple[str, ...]] = {
-    "drink": DRINKS, "drink_detail": DRINK_DETAILS, "daypart": DAYPARTS, "day": DAYS,
-    "day_time": DAY_TIMES, "month": MONTHS,
-    "ingredient": INGREDIENTS, "allergen": ALLERGENS, "street": STREETS, "place_type": PLACE_TYPES,
-    "place_note": PLACE_NOTES, "hobby": HOBBIES, "venue": VENUES, "genre": GENRES,
-    "activity": ACTIVITIES, "music_app": MUSIC_APPS, "job": JOBS, "company": COMPANIES,
-    "task": TASKS, "reason": REASONS, "component": COMPONENTS, "milestone": MILESTONES,
-    "deliverable": DELIVERABLES, "error": ERRORS,
-    "fix": FIXES, "setting": SETTINGS, "symptom": SYMPTOMS, "cmd_task": CMD_TASKS,
-    "command": COMMANDS, "dir": DIRS, "env": ENVS, "service": SERVICES, "vault": VAULT_PATHS,
-    "feature": FEATURES, "event_note": EVENT_NOTES, "appointment": APPOINTMENTS,
-    "appt_note": APPT_NOTES, "topic": TOPICS, "conference": CONFERENCES, "talk_note": TALK_NOTES,
-    "product": PRODUCTS, "store": STORES, "currency": CURRENCIES, "decision": LIFE_DECISIONS,
-    "life_reason": LIFE_REASONS, "habit": HABITS, "habit_note": HABIT_NOTES,
-    "routine": ROUTINES, "anchor": ANCHORS, "supplement": SUPPLEMENTS, "dose": DOSES,
-    "bill": BILLS, "account": ACCOUNTS, "goal": GOALS, "progress": PROGRESS,
-    "meeting": MEETINGS, "tz": TIMEZONES, "work_ask": WORK_ASKS, "gift": GIFTS,
-    "author": AUTHORS, "review": REVIEWS, "seat": SEATS, "transport": TRANSPORTS,
-    "trip_kind": TRIP_KINDS, "travel_note": TRAVEL_NOTES, "style_context": STYLE_CONTEXTS,
-    "pet": PET_SPECIES, "pet_name": PET_NAMES,
-    "pet_care": PET_CARE, "life_event": LIFE_EVENTS, "first": FIRST, "datastore": DATASTORES,
-    "infra": INFRA, "lang": LANGS, "app": APPS,
-}  # fmt: skip
+    "drink": DRINKS,
+    "drink_detail": DRINK_DETAILS,
+    "daypart": DAYPARTS,
+    "day": DAYS,
+    "day_time": DAY_TIMES,
+    "month": MONTHS,
+    "ingredient": INGREDIENTS,
+    "allergen": ALLERGENS,
+    "street": STREETS,
+    "place_type": PLACE_TYPES,
+    "place_note": PLACE_NOTES,
+    "hobby": HOBBIES,
+    "venue": VENUES,
+    "genre": GENRES,
+    "activity": ACTIVITIES,
+    "music_app": MUSIC_APPS,
+    "job": JOBS,
+    "company": COMPANIES,
+    "task": TASKS,
+    "reason": REASONS,
+    "component": COMPONENTS,
+    "milestone": MILESTONES,
+    "deliverable": DELIVERABLES,
+    "error": ERRORS,
+    "fix": FIXES,
+    "setting": SETTINGS,
+    "symptom": SYMPTOMS,
+    "cmd_task": CMD_TASKS,
+    "command": COMMANDS,
+    "dir": DIRS,
+    "env": ENVS,
+    "service": SERVICES,
+    "vault": VAULT_PATHS,
+    "feature": FEATURES,
+    "event_note": EVENT_NOTES,
+    "appointment": APPOINTMENTS,
+    "appt_note": APPT_NOTES,
+    "topic": TOPICS,
+    "conference": CONFERENCES,
+    "talk_note": TALK_NOTES,
+    "product": PRODUCTS,
+    "store": STORES,
+    "currency": CURRENCIES,
+    "decision": LIFE_DECISIONS,
+    "life_reason": LIFE_REASONS,
+    "habit": HABITS,
+    "habit_note": HABIT_NOTES,
+    "routine": ROUTINES,
+    "anchor": ANCHORS,
+    "supplement": SUPPLEMENTS,
+    "dose": DOSES,
+    "bill": BILLS,
+    "account": ACCOUNTS,
+    "goal": GOALS,
+    "progress": PROGRESS,
+    "meeting": MEETINGS,
+    "tz": TIMEZONES,
+    "work_ask": WORK_ASKS,
+    "gift": GIFTS,
+    "author": AUTHORS,
+    "review": REVIEWS,
+    "seat": SEATS,
+    "transport": TRANSPORTS,
+    "trip_kind": TRIP_KINDS,
+    "travel_note": TRAVEL_NOTES,
+    "style_context": STYLE_CONTEXTS,
+    "pet": PET_SPECIES,
+    "pet_name": PET_NAMES,
+    "pet_care": PET_CARE,
+    "life_event": LIFE_EVENTS,
+    "first": FIRST,
+    "datastore": DATASTORES,
+    "infra": INFRA,
+    "lang": LANGS,
+    "app": APPS,
+}
 GROUPS: dict[str, Callable[[Draw], dict[str, str]]] = {}
 for _fill, _names in (
     (_voice, ("me", "me_pos", "Me_pos", "me_obj")),
@@ -976,8 +1030,11 @@ def parse_spec(spec: str) -> tuple[Template, ...]:
         low, high = (float(x) for x in importance.split("-"))
         texts = tuple(x for x in lines[1:] if not x.startswith("?"))
         questions = tuple(x[1:].strip() for x in lines[1:] if x.startswith("?"))
-        templates.append(Template(name, type_, tuple(topics.split()), texts, questions,
-                                  (low, high), float(weight)))  # fmt: skip
+        templates.append(
+            Template(
+                name, type_, tuple(topics.split()), texts, questions, (low, high), float(weight)
+            )
+        )
     return tuple(templates)
 
 
@@ -1037,8 +1094,13 @@ class GenMemory:
 
     def body(self) -> dict[str, Any]:
         """The POST /memory(/batch) item."""
-        return {"content": self.content, "type": self.type, "tags": list(self.tags),
-                "importance": self.importance, "timestamp": self.timestamp}  # fmt: skip
+        return {
+            "content": self.content,
+            "type": self.type,
+            "tags": list(self.tags),
+            "importance": self.importance,
+            "timestamp": self.timestamp,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -1119,11 +1181,16 @@ def one_memory(index: int, user: int, persona: Persona, rng: random.Random) -> G
     question = render(rng.choice(answerable(template.questions, slots)), slots)
     low, high = template.importance
     return GenMemory(
-        index=index, user=user, content=text[0].upper() + text[1:], type=template.type,
-        tags=tags, importance=round(rng.uniform(low, high), 2),
-        timestamp=moment.isoformat().replace("+00:00", "Z"), template=template.name,
+        index=index,
+        user=user,
+        content=text[0].upper() + text[1:],
+        type=template.type,
+        tags=tags,
+        importance=round(rng.uniform(low, high), 2),
+        timestamp=moment.isoformat().replace("+00:00", "Z"),
+        template=template.name,
         question=question[0].upper() + question[1:],
-    )  # fmt: skip
+    )
 
 
 WEIGHTS = tuple(tpl.weight for tpl in TEMPLATES)
@@ -1142,9 +1209,12 @@ def iter_memories(people: list[Persona], count: int, seed: int = 7) -> Iterator[
 
 
 def queries(
-    people: list[Persona], items: list[GenMemory], count: int, seed: int = 7,
+    people: list[Persona],
+    items: list[GenMemory],
+    count: int,
+    seed: int = 7,
     generic_share: float = 0.2,
-) -> list[GenQuery]:  # fmt: skip
+) -> list[GenQuery]:
     """`count` queries, users in turn: ~80% target one memory (its paraphrase question), the
     rest are generic questions about the user's world."""
     rng = random.Random(f"queries-{seed}")
@@ -1187,8 +1257,10 @@ def main() -> None:
     write(f"{summary.count} memories, {summary.unique} unique ({summary.unique_fraction:.2%})\n")
     sample = random.Random(args.seed).sample(items, min(args.show, len(items)))
     for item in sample:
-        write(f"- [{item.type}; {', '.join(item.tags)}; {item.importance}; {item.timestamp}]\n"
-              f"  {item.content}\n  Q: {item.question}\n")  # fmt: skip
+        write(
+            f"- [{item.type}; {', '.join(item.tags)}; {item.importance}; {item.timestamp}]\n"
+            f"  {item.content}\n  Q: {item.question}\n"
+        )
     for query in queries(people, items, min(args.show, 10), args.seed):
         write(f"? ({query.kind}) {query.text}\n")
 

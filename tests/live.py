@@ -16,9 +16,12 @@ from tests.conftest import free_port
 async def live_server(settings: Settings) -> AsyncIterator[str]:
     """Yields the server's base URL; stops it (and its stores) on exit."""
     config = uvicorn.Config(
-        create_app(settings), host="127.0.0.1", port=free_port(), log_level="warning",
+        create_app(settings),
+        host="127.0.0.1",
+        port=free_port(),
+        log_level="warning",
         lifespan="on",
-    )  # fmt: skip
+    )
     server = uvicorn.Server(config)
     serving = asyncio.create_task(server.serve())
     while not server.started:

@@ -20,8 +20,9 @@ async def test_runs_in_another_process_with_the_real_pipeline() -> None:
     assert await run_nlp(os.getpid) != os.getpid()
     found = await run_nlp(extract_many, ["Ada Lovelace moved to London."])
     assert {(e.category, e.slug) for e in found[0]} == {
-        ("people", "ada-lovelace"), ("places", "london"),
-    }  # fmt: skip
+        ("people", "ada-lovelace"),
+        ("places", "london"),
+    }
 
 
 async def test_a_killed_worker_process_is_replaced() -> None:

@@ -37,7 +37,12 @@ PATTERNS: dict[MemoryType, tuple[re.Pattern[str], ...]] = {
         r"decided to", r"chose (\w+) over", r"going with", r"opted for", r"will use", r"settled on"
     ),
     MemoryType.PATTERN: _compiled(
-        r"usually", r"typically", r"tend to", r"often", r"consistently", r"frequently",
+        r"usually",
+        r"typically",
+        r"tend to",
+        r"often",
+        r"consistently",
+        r"frequently",
         r"regularly",
     ),
     MemoryType.PREFERENCE: _compiled(
@@ -45,36 +50,55 @@ PATTERNS: dict[MemoryType, tuple[re.Pattern[str], ...]] = {
     ),
     MemoryType.STYLE: _compiled(
         # The seed prints "wrote.in.style"; AutoMem's pattern is wrote.*in.*style.
-        r"wrote.*in.*style", r"communicated", r"formatted as", r"using.*tone",
-        r"(?:imperative|active|passive) (?:mood|voice)", r"in an? \w+ tone",
+        r"wrote.*in.*style",
+        r"communicated",
+        r"formatted as",
+        r"using.*tone",
+        r"(?:imperative|active|passive) (?:mood|voice)",
+        r"in an? \w+ tone",
     ),
     MemoryType.HABIT: _compiled(
         # "always use" is a Preference, so it is not a Habit.
-        r"always\b(?!\s+use\b)", r"every time", r"daily", r"weekly", r"monthly", r"routine",
-        r"habitually", r"every (?:morning|evening|night|day|week|month|weekday|weekend)\b",
+        r"always\b(?!\s+use\b)",
+        r"every time",
+        r"daily",
+        r"weekly",
+        r"monthly",
+        r"routine",
+        r"habitually",
+        r"every (?:morning|evening|night|day|week|month|weekday|weekend)\b",
     ),
     MemoryType.INSIGHT: _compiled(
         r"reali[sz]ed", r"discovered", r"learn(?:ed|t) that", r"figured out"
     ),
     MemoryType.FACT: _compiled(
-        r"my \w+(?:['’]s \w+)? (?:is|are)\b", r"(?:is|are) (?:located|based|headquartered) in\b",
-        r"was born\b", r"works? (?:at|for)\b", r"lives? in\b",
+        r"my \w+(?:['’]s \w+)? (?:is|are)\b",
+        r"(?:is|are) (?:located|based|headquartered) in\b",
+        r"was born\b",
+        r"works? (?:at|for)\b",
+        r"lives? in\b",
         r"(?:name|birthday|email|address|phone number) is\b",
     ),
     MemoryType.EVENT: _compiled(
         r"(?:meeting|call|appointment|interview|party|wedding|trip|flight|conference)"
         r" (?:on|at|with|tomorrow|today|tonight|yesterday|next|last)\b",
-        r"went to\b", r"happened\b", r"(?:yesterday|tomorrow|tonight|last night)\b",
+        r"went to\b",
+        r"happened\b",
+        r"(?:yesterday|tomorrow|tonight|last night)\b",
         r"(?:attended|visited|celebrated|graduated|got married|moved to|arrived)\b",
         rf"(?:last|next) (?:week|weekend|month|year|{_WEEKDAY})\b",
         rf"on (?:{_WEEKDAY}|{_DAY} (?:of )?{_MONTH}|{_MONTH} {_DAY}|\d{{4}}-\d\d-\d\d)\b",
         r"at \d{1,2}(?::\d\d)?\s?(?:am|pm)\b|at \d{1,2}:\d\d\b",
     ),
     MemoryType.CONTEXT: _compiled(
-        r"during", r"while working on", r"in the context of", r"when", r"at the time",
+        r"during",
+        r"while working on",
+        r"in the context of",
+        r"when",
+        r"at the time",
         r"situation was",
     ),
-}  # fmt: skip
+}
 
 
 def pattern_confidence(matches: int) -> float:

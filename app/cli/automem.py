@@ -61,9 +61,12 @@ def import_lines(dump: dict[str, Any]) -> Iterator[dict[str, Any]]:
     for rel in dump.get("relationships", []):
         source, target = rel.get("source_id"), rel.get("target_id")
         if source in memories and target in memories and memories[target].get("id"):
-            links.setdefault(source, []).append({
-                "type": rel["type"], "target": memories[target]["id"],
-                "properties": rel.get("properties") or {},
-            })  # fmt: skip
+            links.setdefault(source, []).append(
+                {
+                    "type": rel["type"],
+                    "target": memories[target]["id"],
+                    "properties": rel.get("properties") or {},
+                }
+            )
     for node_id, props in memories.items():
         yield {"format": "automem", "memory": props, "links": links.get(node_id, [])}

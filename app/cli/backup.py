@@ -52,14 +52,23 @@ def backup(
         raise
     partial.replace(out)
     manifest = read_manifest(out)
-    summary = {"file": str(out), "bytes": out.stat().st_size, "sha256": digest.hexdigest(),
-               "manifest": manifest}  # fmt: skip
+    summary = {
+        "file": str(out),
+        "bytes": out.stat().st_size,
+        "sha256": digest.hexdigest(),
+        "manifest": manifest,
+    }
     if opts.as_json:
         emit_json(summary)
         return
-    rows = {"file": out, "size": f"{summary['bytes']:,} bytes", "sha256": summary["sha256"],
-            "created_at": manifest.get("created_at"), "schema": _schema(manifest),
-            "embedding": manifest.get("embedding", {}).get("model")}  # fmt: skip
+    rows = {
+        "file": out,
+        "size": f"{summary['bytes']:,} bytes",
+        "sha256": summary["sha256"],
+        "created_at": manifest.get("created_at"),
+        "schema": _schema(manifest),
+        "embedding": manifest.get("embedding", {}).get("model"),
+    }
     console.print(key_value_table("Backup written", rows))
     console.print(_counts_table(manifest.get("counts", {})))
 
@@ -80,9 +89,13 @@ def restore(
     read_manifest(archive)  # a local check first: a wrong file fails before the upload
     with archive.open("rb") as handle:
         report = opts.client().post(
-            "/admin/restore", params={"force": str(force).lower()}, content=_chunks(handle),
-            headers={"Content-Type": "application/gzip"}, timeout=LONG, accept=(500,),
-        )  # fmt: skip
+            "/admin/restore",
+            params={"force": str(force).lower()},
+            content=_chunks(handle),
+            headers={"Content-Type": "application/gzip"},
+            timeout=LONG,
+            accept=(500,),
+        )
     if opts.as_json:
         emit_json(report)
     else:
@@ -110,9 +123,14 @@ def _chunks(handle: Any) -> Any:
 
 def _bytes_progress(quiet: bool, label: str) -> Progress:
     return Progress(
-        TextColumn(label), DownloadColumn(), TransferSpeedColumn(), TimeElapsedColumn(),
-        console=console, disable=quiet, transient=True,
-    )  # fmt: skip
+        TextColumn(label),
+        DownloadColumn(),
+        TransferSpeedColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        disable=quiet,
+        transient=True,
+    )
 
 
 def _schema(manifest: dict[str, Any]) -> str:
@@ -174,12 +192,13 @@ def recover_from_vectors(
         emit_json(report)
         return
     rows = {
-        "points read": report["points"], "memories recovered": report["recovered"],
+        "points read": report["points"],
+        "memories recovered": report["recovered"],
         "already in the graph": report["already_in_graph"],
         "unrecoverable points": report["unrecoverable"],
         "queued for embedding": report["queued_for_embedding"],
         "not in the points": ", ".join(report["not_recoverable_from_points"]),
-    }  # fmt: skip
+    }
     console.print(key_value_table("Recovery from vectors", rows))
     for lost in report.get("unrecoverable_sample", []):
         console.print(f"  {lost['id']}: {lost['reason']}", highlight=False)

@@ -39,9 +39,16 @@ def start(data_dir: Path) -> EmbeddedServer:
     """Engram on `data_dir`, answering on 127.0.0.1; refuses if it does not start."""
     port, key = _free_port(), "engram_cli_" + secrets.token_urlsafe(24)
     env = {k: v for k, v in os.environ.items() if k not in SHARED_STORES}
-    env.update(ENGRAM_DATA_DIR=str(data_dir), ENGRAM_HOST="127.0.0.1", ENGRAM_PORT=str(port),
-               FALKORDB_PORT=str(_free_port()), ENGRAM_ADMIN_KEY=key, ENGRAM_WORKERS="0",
-               SYNC_INTERVAL_S="0", ENGRAM_LOG_LEVEL="warning")  # fmt: skip
+    env.update(
+        ENGRAM_DATA_DIR=str(data_dir),
+        ENGRAM_HOST="127.0.0.1",
+        ENGRAM_PORT=str(port),
+        FALKORDB_PORT=str(_free_port()),
+        ENGRAM_ADMIN_KEY=key,
+        ENGRAM_WORKERS="0",
+        SYNC_INTERVAL_S="0",
+        ENGRAM_LOG_LEVEL="warning",
+    )
     process = subprocess.Popen([sys.executable, "-m", "app"], env=env, stdout=subprocess.DEVNULL)
     server = EmbeddedServer(f"http://127.0.0.1:{port}", key, process)
     deadline = time.monotonic() + START_TIMEOUT_S
@@ -50,8 +57,9 @@ def start(data_dir: Path) -> EmbeddedServer:
             server.stop()
             raise CliError(
                 f"Engram did not start on {data_dir} (exit code {process.returncode}); is a "
-                "server already running on it? Stop it, or use --url instead", FAILED,
-            )  # fmt: skip
+                "server already running on it? Stop it, or use --url instead",
+                FAILED,
+            )
         time.sleep(0.2)
     return server
 

@@ -38,9 +38,14 @@ def follow(client: EngramClient, job_id: str, label: str, *, quiet: bool) -> dic
     """Polls GET /admin/jobs/{id} until the job ends; returns its last report."""
     path = f"/admin/jobs/{quote(job_id, safe='')}"
     columns = (
-        TextColumn(label), BarColumn(), MofNCompleteColumn(), RateColumn(),
-        TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-    )  # fmt: skip
+        TextColumn(label),
+        BarColumn(),
+        MofNCompleteColumn(),
+        RateColumn(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+    )
     try:
         with Progress(*columns, console=console, disable=quiet, transient=True) as progress:
             task = progress.add_task(label, total=None)

@@ -68,8 +68,11 @@ def reprocess(
     if opts.as_json:
         emit_json(accepted)
     else:
-        rows = {"memories": accepted.get("count"), "jobs": len(accepted.get("job_ids", [])),
-                "missing ids": ", ".join(accepted.get("missing", [])) or "none"}  # fmt: skip
+        rows = {
+            "memories": accepted.get("count"),
+            "jobs": len(accepted.get("job_ids", [])),
+            "missing ids": ", ".join(accepted.get("missing", [])) or "none",
+        }
         console.print(key_value_table("Reprocess", rows))
 
 
@@ -99,8 +102,11 @@ def migrate(ctx: typer.Context) -> None:
     if opts.as_json:
         emit_json(report)
         return
-    rows = {"level": report.get("level"), "applied now": ", ".join(report["applied"]) or "none",
-            "known": len(report.get("migrations", []))}  # fmt: skip
+    rows = {
+        "level": report.get("level"),
+        "applied now": ", ".join(report["applied"]) or "none",
+        "known": len(report.get("migrations", [])),
+    }
     console.print(key_value_table("Schema", rows))
 
 
@@ -113,8 +119,9 @@ def _run_job(ctx: typer.Context, path: str, body: dict[str, Any], label: str, wa
         else:
             console.print(f"queued job {accepted['job_id']}")
         return
-    _print_result(opts.as_json, follow(opts.client(), accepted["job_id"], label,
-                                       quiet=opts.as_json))  # fmt: skip
+    _print_result(
+        opts.as_json, follow(opts.client(), accepted["job_id"], label, quiet=opts.as_json)
+    )
 
 
 def _print_result(as_json: bool, report: dict[str, Any]) -> None:
@@ -144,8 +151,11 @@ def _follow_queue(ctx: typer.Context, kind: str, total: int) -> None:
 
 
 def _print_fsck(report: dict[str, Any]) -> None:
-    rows = {"checked": report.get("checked"), "truncated": report.get("truncated"),
-            "applied": report.get("applied")}  # fmt: skip
+    rows = {
+        "checked": report.get("checked"),
+        "truncated": report.get("truncated"),
+        "applied": report.get("applied"),
+    }
     console.print(key_value_table("fsck", rows))
     table = Table(title="Findings", title_justify="left")
     table.add_column("type")

@@ -54,7 +54,8 @@ def import_(
     source: Annotated[
         Path,
         typer.Argument(
-            exists=True, dir_okay=False,
+            exists=True,
+            dir_okay=False,
             help="Engram's JSON Lines, or AutoMem's backup (.tar.gz, falkordb_*.json[.gz]).",
         ),
     ],
@@ -62,7 +63,7 @@ def import_(
         str | None,
         typer.Option(help="Owner of the memories (required for AutoMem's; replaces Engram's)."),
     ] = None,
-) -> None:  # fmt: skip
+) -> None:
     """Import memories from Engram's JSON Lines or AutoMem's backup.
 
     Ids are kept; duplicates (same id, or same content for the owner) are skipped; the whole
@@ -80,9 +81,12 @@ def import_(
             body = stack.enter_context(tempfile.TemporaryFile())
             _write_lines(automem.import_lines(dump), body)
         report = opts.client().post(
-            "/admin/import", params=params, content=_chunks(body), timeout=LONG,
+            "/admin/import",
+            params=params,
+            content=_chunks(body),
+            timeout=LONG,
             headers={"Content-Type": "application/x-ndjson"},
-        )  # fmt: skip
+        )
     report["source_format"] = "engram" if dump is None else "automem"
     if opts.as_json:
         emit_json(report)
@@ -103,6 +107,10 @@ def _chunks(handle: Any) -> Iterator[bytes]:
 
 def _progress(quiet: bool) -> Progress:
     return Progress(
-        SpinnerColumn(), TextColumn("{task.completed:,} {task.description}"), TimeElapsedColumn(),
-        console=console, disable=quiet, transient=True,
-    )  # fmt: skip
+        SpinnerColumn(),
+        TextColumn("{task.completed:,} {task.description}"),
+        TimeElapsedColumn(),
+        console=console,
+        disable=quiet,
+        transient=True,
+    )

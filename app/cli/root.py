@@ -59,8 +59,9 @@ def root(
         ),
     ] = None,
 ) -> None:
-    ctx.obj = Options(url=url, admin_key=admin_key or None, as_json=as_json, timeout_s=timeout,
-                      data_dir=data_dir)  # fmt: skip
+    ctx.obj = Options(
+        url=url, admin_key=admin_key or None, as_json=as_json, timeout_s=timeout, data_dir=data_dir
+    )
     ctx.call_on_close(ctx.obj.close)
 
 

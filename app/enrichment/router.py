@@ -110,9 +110,12 @@ async def reprocess(
     if not wanted and body.user_id is None and body.enrichment_status is None:
         raise BadRequest("No memory ids provided for reprocessing (give ids, or filters)")
     owners = await store.owners(
-        stores.graph, ids=wanted, user_id=body.user_id,
-        status=body.enrichment_status, limit=body.limit,
-    )  # fmt: skip
+        stores.graph,
+        ids=wanted,
+        user_id=body.user_id,
+        status=body.enrichment_status,
+        limit=body.limit,
+    )
     job_ids = await _queue_forced(jobs, owners)
     found = sorted(memory_id for _, memory_id in owners)
     missing = sorted(set(wanted or []) - set(found))

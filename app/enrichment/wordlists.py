@@ -62,9 +62,22 @@ PLACE_SUFFIXES = word_set(
     "mountains gardens zoo stadium arena mall market cafe café"
 )
 EVENT_SUFFIXES = (
-    "Con", "Conf", "Conference", "Summit", "Festival", "Fest", "Expo", "Cup", "Olympics",
-    "Marathon", "Championship", "Championships", "Hackathon", "Awards", "Tour",
-)  # fmt: skip
+    "Con",
+    "Conf",
+    "Conference",
+    "Summit",
+    "Festival",
+    "Fest",
+    "Expo",
+    "Cup",
+    "Olympics",
+    "Marathon",
+    "Championship",
+    "Championships",
+    "Hackathon",
+    "Awards",
+    "Tour",
+)
 DETERMINERS = "the a an my our your his her their this that these those"
 
 # Well-known software, services and devices. spaCy's small model rarely knows them (Docker is a
@@ -89,12 +102,29 @@ KNOWN_TOOLS = word_set(
     """
 ) | frozenset(
     (
-        "github actions", "gitlab ci", "travis ci", "vs code", "visual studio", "sublime text",
-        "google docs", "google sheets", "google drive", "google calendar", "apple notes",
-        "raspberry pi", "nintendo switch", "macbook pro", "macbook air", "apple watch",
-        "stable diffusion", "power bi", "spring boot", "ruby on rails", "arch linux",
+        "github actions",
+        "gitlab ci",
+        "travis ci",
+        "vs code",
+        "visual studio",
+        "sublime text",
+        "google docs",
+        "google sheets",
+        "google drive",
+        "google calendar",
+        "apple notes",
+        "raspberry pi",
+        "nintendo switch",
+        "macbook pro",
+        "macbook air",
+        "apple watch",
+        "stable diffusion",
+        "power bi",
+        "spring boot",
+        "ruby on rails",
+        "arch linux",
     )
-)  # fmt: skip
+)
 # Tool names that are also words or names ("in jest", "Franz Kafka", "a home assistant"): only
 # capitalised and not at the start of a sentence, and only as strong as an NER label.
 AMBIGUOUS_TOOLS = word_set(

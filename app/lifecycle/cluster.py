@@ -46,8 +46,12 @@ SYSTEM = (
     "You summarise a user's related memories into one short memory (one to three sentences) "
     'that keeps every durable fact they share. Answer with JSON {"summary": "..."}.'
 )
-SCHEMA = {"type": "object", "properties": {"summary": {"type": "string"}},
-          "required": ["summary"], "additionalProperties": False}  # fmt: skip
+SCHEMA = {
+    "type": "object",
+    "properties": {"summary": {"type": "string"}},
+    "required": ["summary"],
+    "additionalProperties": False,
+}
 
 
 @dataclass(frozen=True)
@@ -94,9 +98,13 @@ def extractive_summary(contents: Sequence[str]) -> str:
 
 
 async def run_clustering(
-    deps: Any, config: ClusterConfig, now: datetime, *, user_id: str | None = None,
+    deps: Any,
+    config: ClusterConfig,
+    now: datetime,
+    *,
+    user_id: str | None = None,
     dry_run: bool = False,
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     """Clusters every scope's recent memories (of one user, or all); returns a report."""
     stores: Stores = deps.stores
     since = to_iso(now - timedelta(days=config.window_days))
@@ -106,8 +114,15 @@ async def run_clustering(
     groups: dict[tuple[str, str | None], list[str]] = defaultdict(list)
     for memory_id, owner, agent in rows:
         groups[(owner, agent)].append(memory_id)
-    report: dict[str, Any] = {"candidates": len(rows), "clusters": 0, "created": 0, "updated": 0,
-              "unchanged": 0, "summary_ids": [], "dry_run": dry_run}  # fmt: skip
+    report: dict[str, Any] = {
+        "candidates": len(rows),
+        "clusters": 0,
+        "created": 0,
+        "updated": 0,
+        "unchanged": 0,
+        "summary_ids": [],
+        "dry_run": dry_run,
+    }
     for (owner, agent), ids in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
         if len(ids) < config.min_size:
             continue
@@ -129,26 +144,32 @@ async def similar_pairs(
 ) -> list[tuple[str, str]]:
     """Pairs of these memories at cosine ≥ threshold, from each one's nearest neighbours."""
     members = set(ids)
-    flt = VectorFilter(scope=scope, layers=["consolidated"], time_field="created_at",
-                       time_gte=since)  # fmt: skip
+    flt = VectorFilter(
+        scope=scope, layers=["consolidated"], time_field="created_at", time_gte=since
+    )
     pairs: list[tuple[str, str]] = []
     gate = asyncio.Semaphore(SEARCHES_AT_ONCE)
 
     async def neighbours(memory_id: str, vector: list[float]) -> None:
         async with gate:
-            hits = await stores.vectors.search_dense(vector, flt, NEIGHBOURS + 1,
-                                                     with_payload=False)  # fmt: skip
+            hits = await stores.vectors.search_dense(
+                vector, flt, NEIGHBOURS + 1, with_payload=False
+            )
         pairs.extend(
-            (memory_id, hit.id) for hit in hits
+            (memory_id, hit.id)
+            for hit in hits
             if hit.id != memory_id and hit.id in members and hit.score >= threshold
-        )  # fmt: skip
+        )
 
     for start in range(0, len(ids), RETRIEVE_BATCH):
         records = await stores.vectors.retrieve(ids[start : start + RETRIEVE_BATCH])
-        await asyncio.gather(*(
-            neighbours(memory_id, record.dense)
-            for memory_id, record in records.items() if record.dense
-        ))  # fmt: skip
+        await asyncio.gather(
+            *(
+                neighbours(memory_id, record.dense)
+                for memory_id, record in records.items()
+                if record.dense
+            )
+        )
     return pairs
 
 
@@ -185,8 +206,9 @@ async def _summary_text(deps: Any, contents: list[str]) -> tuple[str, str]:
     if llm is not None:
         listing = "\n".join(f"- {c[: MEMBER_CHARS * 2]}" for c in contents[:LLM_MEMBERS])
         try:
-            answer = await llm.chat_json(SYSTEM, listing, schema=SCHEMA,
-                                         schema_name="cluster_summary", max_tokens=300)  # fmt: skip
+            answer = await llm.chat_json(
+                SYSTEM, listing, schema=SCHEMA, schema_name="cluster_summary", max_tokens=300
+            )
             summary = " ".join(str(answer.get("summary", "")).split())[:SUMMARY_CHARS]
             if summary:
                 return summary, "llm"
@@ -207,33 +229,54 @@ async def _create(
     tags = sorted(shared_tags)
     stamp = to_iso(now)
     memory = Memory(
-        id=new_id(), user_id=scope.user_id, agent_id=scope.agent_id,
-        agent_lineage=agent_lineage(scope.agent_id), content=text, type=MemoryType.PATTERN,
+        id=new_id(),
+        user_id=scope.user_id,
+        agent_id=scope.agent_id,
+        agent_lineage=agent_lineage(scope.agent_id),
+        content=text,
+        type=MemoryType.PATTERN,
         confidence=0.7 if method == "llm" else 0.6,
         importance=max(float(r["importance"] or 0.5) for r in rows),
-        tags=tags, tag_prefixes=tag_prefixes(tags), metadata=_cluster_meta(rows, method),
-        timestamp=stamp, t_valid=stamp, created_at=stamp, updated_at=stamp, last_accessed=stamp,
-        source={"created_by": ACTOR}, derived_from=[r["id"] for r in rows],
-        cluster_summary=True, content_hash=content_hash(text),
-    )  # fmt: skip
-    await store_memories(stores=deps.stores, scope=scope, actor=ACTOR, memories=[memory],
-                         vectors={memory.id: None})  # fmt: skip
+        tags=tags,
+        tag_prefixes=tag_prefixes(tags),
+        metadata=_cluster_meta(rows, method),
+        timestamp=stamp,
+        t_valid=stamp,
+        created_at=stamp,
+        updated_at=stamp,
+        last_accessed=stamp,
+        source={"created_by": ACTOR},
+        derived_from=[r["id"] for r in rows],
+        cluster_summary=True,
+        content_hash=content_hash(text),
+    )
+    await store_memories(
+        stores=deps.stores, scope=scope, actor=ACTOR, memories=[memory], vectors={memory.id: None}
+    )
     return memory.id
 
 
 async def _rewrite(
-    deps: Any, scope: Scope, summary_id: str, rows: list[dict[str, Any]], text: str,
-    method: str, stamp: str,
-) -> None:  # fmt: skip
+    deps: Any,
+    scope: Scope,
+    summary_id: str,
+    rows: list[dict[str, Any]],
+    text: str,
+    method: str,
+    stamp: str,
+) -> None:
     stores: Stores = deps.stores
     current = await stores.graph.get_memory(scope, summary_id)
     if current is None:
         return
     changes = {
-        "content": text, "content_hash": content_hash(text),
-        "embedding_status": Status.PENDING.value, "enrichment_status": Status.PENDING.value,
-        "derived_from": [r["id"] for r in rows], "metadata": _cluster_meta(rows, method),
-    }  # fmt: skip
+        "content": text,
+        "content_hash": content_hash(text),
+        "embedding_status": Status.PENDING.value,
+        "enrichment_status": Status.PENDING.value,
+        "derived_from": [r["id"] for r in rows],
+        "metadata": _cluster_meta(rows, method),
+    }
     updated = await stores.graph.update_memory(
         scope, summary_id, version=current.version, changes=changes, actor=ACTOR, now=stamp
     )

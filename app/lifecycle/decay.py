@@ -126,8 +126,12 @@ async def run_pass(
             action, reason = decide(props, score, now, config.policy)
             if forget and reason:
                 done.protected[reason] += 1
-            row: dict[str, Any] = {"id": memory.id, "user_id": memory.user_id,
-                                   "version": memory.version, "score": score}  # fmt: skip
+            row: dict[str, Any] = {
+                "id": memory.id,
+                "user_id": memory.user_id,
+                "version": memory.version,
+                "score": score,
+            }
             if forget and action == "delete":
                 delete.append(row)
             elif forget and action == "archive":

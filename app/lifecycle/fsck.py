@@ -93,8 +93,9 @@ async def read(
     found: list[Stored] = []
     after = ""
     while len(found) <= limit:
-        rows = await store.page(stores.graph, scope, user_id, after=after,
-                                limit=min(PAGE, limit + 1 - len(found)))  # fmt: skip
+        rows = await store.page(
+            stores.graph, scope, user_id, after=after, limit=min(PAGE, limit + 1 - len(found))
+        )
         if not rows:
             break
         found += [_parsed(props, replaced) for props, replaced in rows]
@@ -130,18 +131,26 @@ def duplicates(memories: Iterable[Stored]) -> list[Finding]:
         if len(group) < 2:
             continue
         group.sort(key=lambda p: (-float(p.get("importance", 0)), p["created_at"], p["id"]))
-        findings.append(Finding(
-            "duplicate", [p["id"] for p in group],
-            f"{len(group)} memories with the same content in one scope",
-            f"keep {group[0]['id']} (most important, then oldest); archive the others", True,
-        ))  # fmt: skip
+        findings.append(
+            Finding(
+                "duplicate",
+                [p["id"] for p in group],
+                f"{len(group)} memories with the same content in one scope",
+                f"keep {group[0]['id']} (most important, then oldest); archive the others",
+                True,
+            )
+        )
     return findings
 
 
 def _current(m: Stored, stamp: str) -> bool:
     p = m.props
-    return not (p.get("archived") or m.replaced or p.get("superseded_by")
-                or (p.get("t_invalid") and p["t_invalid"] <= stamp))  # fmt: skip
+    return not (
+        p.get("archived")
+        or m.replaced
+        or p.get("superseded_by")
+        or (p.get("t_invalid") and p["t_invalid"] <= stamp)
+    )
 
 
 def contradictions(memories: Iterable[Stored], now: datetime) -> list[Finding]:
@@ -155,31 +164,46 @@ def contradictions(memories: Iterable[Stored], now: datetime) -> list[Finding]:
         if len({p.get("content_hash") for p in group}) < 2:
             continue
         group.sort(key=lambda p: (p.get("t_valid") or p["created_at"], p["id"]))
-        findings.append(Finding(
-            "contradiction", [p["id"] for p in group],
-            f"{len(group)} current memories give different values for '{slot}'",
-            f"invalidate the older ones (t_invalid = the t_valid of {group[-1]['id']})", False,
-        ))  # fmt: skip
+        findings.append(
+            Finding(
+                "contradiction",
+                [p["id"] for p in group],
+                f"{len(group)} current memories give different values for '{slot}'",
+                f"invalidate the older ones (t_invalid = the t_valid of {group[-1]['id']})",
+                False,
+            )
+        )
     return findings
 
 
 def broken_validity(memories: Iterable[Stored]) -> list[Finding]:
     return [
-        Finding("broken_validity", [m.props["id"]],
-                f"t_invalid {m.props['t_invalid']} is not after t_valid {m.props['t_valid']}",
-                "correct t_valid, or clear t_invalid", False)  # fmt: skip
+        Finding(
+            "broken_validity",
+            [m.props["id"]],
+            f"t_invalid {m.props['t_invalid']} is not after t_valid {m.props['t_valid']}",
+            "correct t_valid, or clear t_invalid",
+            False,
+        )
         for m in memories
-        if m.props.get("t_invalid") and m.props.get("t_valid")
+        if m.props.get("t_invalid")
+        and m.props.get("t_valid")
         and str(m.props["t_invalid"]) <= str(m.props["t_valid"])
-    ]  # fmt: skip
+    ]
 
 
 def invalid(memories: Iterable[Stored]) -> list[Finding]:
     return [
-        Finding("invalid", [m.props.get("id", "?")], f"fails the memory model: {m.invalid}",
-                "edit the memory (PATCH) or delete it", False)  # fmt: skip
-        for m in memories if m.invalid is not None
-    ]  # fmt: skip
+        Finding(
+            "invalid",
+            [m.props.get("id", "?")],
+            f"fails the memory model: {m.invalid}",
+            "edit the memory (PATCH) or delete it",
+            False,
+        )
+        for m in memories
+        if m.invalid is not None
+    ]
 
 
 def injections(memories: Iterable[Stored]) -> list[Finding]:
@@ -190,10 +214,15 @@ def injections(memories: Iterable[Stored]) -> list[Finding]:
             continue
         hit = next((p.search(content) for p in INJECTION_PATTERNS if p.search(content)), None)
         if hit:
-            findings.append(Finding(
-                "prompt_injection", [m.props["id"]], f"reads as instructions: {hit.group(0)!r}",
-                "archive it (quarantine); restore by PATCH if it is legitimate", True,
-            ))  # fmt: skip
+            findings.append(
+                Finding(
+                    "prompt_injection",
+                    [m.props["id"]],
+                    f"reads as instructions: {hit.group(0)!r}",
+                    "archive it (quarantine); restore by PATCH if it is legitimate",
+                    True,
+                )
+            )
     return findings
 
 
@@ -208,11 +237,16 @@ async def dangling_references(stores: Stores, memories: list[Stored]) -> list[Fi
     wanted = set().union(*named.values()) if named else set()
     existing = await stores.graph.existing_ids(sorted(wanted)) if wanted else set()
     return [
-        Finding("dangling_reference", [memory_id],
-                f"names deleted memories: {', '.join(sorted(refs - existing))}",
-                "drop the references to the deleted memories", True)  # fmt: skip
-        for memory_id, refs in named.items() if refs - existing
-    ]  # fmt: skip
+        Finding(
+            "dangling_reference",
+            [memory_id],
+            f"names deleted memories: {', '.join(sorted(refs - existing))}",
+            "drop the references to the deleted memories",
+            True,
+        )
+        for memory_id, refs in named.items()
+        if refs - existing
+    ]
 
 
 async def missing_vectors(stores: Stores, memories: list[Stored]) -> list[Finding]:
@@ -229,7 +263,7 @@ async def missing_vectors(stores: Stores, memories: list[Stored]) -> list[Findin
             "marked embedded, but its vector is missing",
             "embed it again",
             True,
-        )  # fmt: skip
+        )
         for i in missing
     ]
 
@@ -246,17 +280,27 @@ async def orphan_vectors(stores: Stores) -> list[Finding]:
 
 
 async def run_fsck(
-    deps: Any, *, scope: Scope | None, user_id: str | None, apply: bool, limit: int,
-    now: datetime, llm_calls: int = 0,
-) -> dict[str, Any]:  # fmt: skip
+    deps: Any,
+    *,
+    scope: Scope | None,
+    user_id: str | None,
+    apply: bool,
+    limit: int,
+    now: datetime,
+    llm_calls: int = 0,
+) -> dict[str, Any]:
     """Runs every check for a scope (or, with scope None, the admin's user or everyone)."""
     stores: Stores = deps.stores
     memories, truncated = await read(stores, scope, user_id, limit)
     findings = (
-        duplicates(memories) + contradictions(memories, now) + broken_validity(memories)
-        + invalid(memories) + injections(memories)
-        + await dangling_references(stores, memories) + await missing_vectors(stores, memories)
-    )  # fmt: skip
+        duplicates(memories)
+        + contradictions(memories, now)
+        + broken_validity(memories)
+        + invalid(memories)
+        + injections(memories)
+        + await dangling_references(stores, memories)
+        + await missing_vectors(stores, memories)
+    )
     if scope is None and user_id is None:
         findings += await orphan_vectors(stores)
     calls = 0
@@ -269,12 +313,16 @@ async def run_fsck(
     for finding in findings:
         counts[finding.type] += 1
     return {
-        "status": "success", "user_id": scope.user_id if scope else user_id,
-        "agent_id": scope.agent_id if scope else None, "checked": len(memories),
-        "truncated": truncated, "counts": dict(counts),
-        "applied": sum(f.applied for f in findings), "llm_calls": calls,
+        "status": "success",
+        "user_id": scope.user_id if scope else user_id,
+        "agent_id": scope.agent_id if scope else None,
+        "checked": len(memories),
+        "truncated": truncated,
+        "counts": dict(counts),
+        "applied": sum(f.applied for f in findings),
+        "llm_calls": calls,
         "issues": [asdict(f) for f in findings[:MAX_LISTED]],
-    }  # fmt: skip
+    }
 
 
 async def repair(
@@ -299,8 +347,15 @@ async def repair(
         elif f.type == "orphan_vector":
             points += f.ids
         f.applied = True
-    rows = [{"id": i, "user_id": props[i]["user_id"], "version": props[i]["version"],
-             "score": props[i].get("relevance_score")} for i in dict.fromkeys(archive)]  # fmt: skip
+    rows = [
+        {
+            "id": i,
+            "user_id": props[i]["user_id"],
+            "version": props[i]["version"],
+            "score": props[i].get("relevance_score"),
+        }
+        for i in dict.fromkeys(archive)
+    ]
     archived = await lifecycle_store.archive(stores.graph, rows, actor=ACTOR, now=stamp)
     await mirror_payloads(stores, archived)
     await store.clear_references(stores.graph, clear)

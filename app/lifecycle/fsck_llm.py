@@ -47,9 +47,13 @@ async def confirm(llm: Any, findings: list[Any], contents: dict[str, str], max_c
         calls += 1
         try:
             answer = await llm.chat_json(
-                QUESTIONS[finding.type], texts, schema=SCHEMA, schema_name="fsck_verdict",
-                max_tokens=200, budget=budget,
-            )  # fmt: skip
+                QUESTIONS[finding.type],
+                texts,
+                schema=SCHEMA,
+                schema_name="fsck_verdict",
+                max_tokens=200,
+                budget=budget,
+            )
         except LLMUnavailable as exc:  # the pattern's finding stands
             log.warning("fsck LLM pass stopped: %s", exc)
             break

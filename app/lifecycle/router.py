@@ -150,9 +150,12 @@ async def fsck(
         if body.user_id not in (None, scope.user_id):
             raise Forbidden("A user's fsck checks only that user's memories")
     report = await run_fsck(
-        SimpleNamespace(stores=stores, llm=llm), scope=scope,
-        user_id=None if scope else body.user_id, apply=body.apply,
-        limit=settings.fsck_max_memories, now=utc_now(),
+        SimpleNamespace(stores=stores, llm=llm),
+        scope=scope,
+        user_id=None if scope else body.user_id,
+        apply=body.apply,
+        limit=settings.fsck_max_memories,
+        now=utc_now(),
         llm_calls=settings.fsck_max_llm_calls if body.llm else 0,
-    )  # fmt: skip
+    )
     return FsckReport(**report)

@@ -59,8 +59,14 @@ async def run_mode(
             log.exception("consolidation step %s failed", step)
             steps[step] = {"error": f"{type(exc).__name__}: {exc}"}
             success = False
-    return {"mode": mode, "dry_run": dry_run, "started_at": started, "steps": steps,
-            "completed_at": to_iso(clock()), "success": success}  # fmt: skip
+    return {
+        "mode": mode,
+        "dry_run": dry_run,
+        "started_at": started,
+        "steps": steps,
+        "completed_at": to_iso(clock()),
+        "success": success,
+    }
 
 
 async def _step(
@@ -68,8 +74,9 @@ async def _step(
 ) -> dict[str, Any]:
     config = deps.lifecycle
     if step in ("decay", "forget"):
-        return await run_pass(deps.stores, config, now, forget=step == "forget",
-                              user_id=user_id, dry_run=dry_run)  # fmt: skip
+        return await run_pass(
+            deps.stores, config, now, forget=step == "forget", user_id=user_id, dry_run=dry_run
+        )
     if step == "cluster":
         return await run_clustering(deps, config.cluster, now, user_id=user_id, dry_run=dry_run)
     return {"skipped": "similar memories are linked by enrichment (SIMILAR_TO)", "links": 0}
@@ -80,11 +87,16 @@ async def record(
 ) -> None:
     """Stores a run's record and prunes the history."""
     run = {
-        "id": str(uuid.uuid4()), "mode": result["mode"], "task": task,
-        "success": result["success"], "dry_run": result["dry_run"],
-        "started_at": result["started_at"], "completed_at": result["completed_at"],
-        "result": result["steps"], "trigger": trigger,
-    }  # fmt: skip
+        "id": str(uuid.uuid4()),
+        "mode": result["mode"],
+        "task": task,
+        "success": result["success"],
+        "dry_run": result["dry_run"],
+        "started_at": result["started_at"],
+        "completed_at": result["completed_at"],
+        "result": result["steps"],
+        "trigger": trigger,
+    }
     await store.record_run(stores.graph, run, keep)
 
 

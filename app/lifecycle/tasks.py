@@ -88,10 +88,15 @@ class LifecycleScheduler:
             key = slot_key(self.jobs.namespace, schedule.task)
             if not await self.jobs.redis.eval(CLAIM, 1, key, slot):
                 continue
-            payload = {"mode": schedule.task, "dry_run": False, "user_id": None,
-                       "trigger": "scheduled"}  # fmt: skip
-            job = await self.jobs.enqueue(LIFECYCLE, ["scheduled", schedule.task, str(slot)],
-                                          payload)  # fmt: skip
+            payload = {
+                "mode": schedule.task,
+                "dry_run": False,
+                "user_id": None,
+                "trigger": "scheduled",
+            }
+            job = await self.jobs.enqueue(
+                LIFECYCLE, ["scheduled", schedule.task, str(slot)], payload
+            )
             enqueued.append(job.job_id)
         return enqueued
 
@@ -100,8 +105,11 @@ class LifecycleScheduler:
         now = self.clock()
         runs: dict[str, dict[str, Any]] = {}
         for schedule in plan:
-            entry: dict[str, Any] = {"interval_s": schedule.interval_s, "next_run_at": None,
-                                     "last_slot_at": None}  # fmt: skip
+            entry: dict[str, Any] = {
+                "interval_s": schedule.interval_s,
+                "next_run_at": None,
+                "last_slot_at": None,
+            }
             if schedule.interval_s > 0:
                 raw = await self.jobs.redis.get(slot_key(self.jobs.namespace, schedule.task))
                 nxt = now if raw is None else (int(raw) + 1) * schedule.interval_s
@@ -140,21 +148,39 @@ async def lifecycle_job(ctx: JobContext) -> dict[str, Any]:
             if mode not in MODES:
                 raise ValueError(f"unknown consolidation mode {mode!r}")
             result = await run_mode(
-                deps, mode, dry_run=bool(ctx.payload.get("dry_run")),
+                deps,
+                mode,
+                dry_run=bool(ctx.payload.get("dry_run")),
                 user_id=ctx.payload.get("user_id"),
-            )  # fmt: skip
-        await record(deps.stores, mode, result, trigger=ctx.payload.get("trigger", "manual"),
-                     keep=deps.settings.consolidation_history_limit)  # fmt: skip
+            )
+        await record(
+            deps.stores,
+            mode,
+            result,
+            trigger=ctx.payload.get("trigger", "manual"),
+            keep=deps.settings.consolidation_history_limit,
+        )
     return result
 
 
 async def _scheduled_fsck(deps: Any) -> dict[str, Any]:
     """The scheduled fsck: every user, report only (repairs are an operator's call)."""
     started = utc_now()
-    report = await run_fsck(deps, scope=None, user_id=None, apply=False,
-                            limit=deps.settings.fsck_max_memories, now=started)  # fmt: skip
+    report = await run_fsck(
+        deps,
+        scope=None,
+        user_id=None,
+        apply=False,
+        limit=deps.settings.fsck_max_memories,
+        now=started,
+    )
     summary = {key: report[key] for key in ("checked", "truncated", "counts")}
     summary["issues"] = report["issues"][:FSCK_LISTED]
-    return {"mode": "fsck", "dry_run": True, "started_at": to_iso(started),
-            "steps": {"fsck": summary}, "completed_at": to_iso(utc_now()),
-            "success": True}  # fmt: skip
+    return {
+        "mode": "fsck",
+        "dry_run": True,
+        "started_at": to_iso(started),
+        "steps": {"fsck": summary},
+        "completed_at": to_iso(utc_now()),
+        "success": True,
+    }

@@ -70,8 +70,9 @@ def mount_mcp(app: FastAPI) -> MCPServer:
     for route in transport.routes:
         if isinstance(route, Route) and route.path == PATH:
             guarded = KeyRequired(app, route.endpoint)
-            app.router.routes.append(Route(PATH, guarded, methods=route.methods, name="mcp",
-                                           include_in_schema=False))  # fmt: skip
+            app.router.routes.append(
+                Route(PATH, guarded, methods=route.methods, name="mcp", include_in_schema=False)
+            )
     return server
 
 

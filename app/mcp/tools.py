@@ -15,8 +15,13 @@ from app.mcp.caller import CallerResolver
 READ_ONLY = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
 WRITES = ToolAnnotations(readOnlyHint=False, destructiveHint=False, openWorldHint=False)
 DESTRUCTIVE = ToolAnnotations(readOnlyHint=False, destructiveHint=True, openWorldHint=False)
-SECTIONS = ("agent-identity", "agent-knowledge", "agent-instructions", "user-facts",
-            "user-preferences")  # fmt: skip
+SECTIONS = (
+    "agent-identity",
+    "agent-knowledge",
+    "agent-instructions",
+    "user-facts",
+    "user-preferences",
+)
 
 MemoryId = Annotated[str, Field(description="The memory's id (a UUID).", max_length=100)]
 Tags = Annotated[list[str] | None, Field(description="Tags, e.g. ['project:engram', 'db'].")]
@@ -97,8 +102,14 @@ def _memory_tools(server: MCPServer, caller: CallerResolver) -> None:
         metadata: Annotated[dict[str, Any] | None, Field(description="Free JSON.")] = None,
     ) -> dict[str, Any]:
         """Stores one memory as given (no extraction). Prefer `remember` for conversations."""
-        body = given(content=content, type=type, tags=tags, importance=importance,
-                     pinned=pinned, metadata=metadata)  # fmt: skip
+        body = given(
+            content=content,
+            type=type,
+            tags=tags,
+            importance=importance,
+            pinned=pinned,
+            metadata=metadata,
+        )
         return await caller(ctx).call("POST", "/memory", json=body)
 
     @server.tool(annotations=READ_ONLY)
@@ -121,9 +132,15 @@ def _memory_tools(server: MCPServer, caller: CallerResolver) -> None:
         ] = None,
     ) -> dict[str, Any]:
         """Changes a memory; only the fields given change, and its version goes up by one."""
-        body = given(content=content, type=type, tags=tags, importance=importance,
-                     pinned=pinned, metadata=metadata,
-                     expected_version=expected_version)  # fmt: skip
+        body = given(
+            content=content,
+            type=type,
+            tags=tags,
+            importance=importance,
+            pinned=pinned,
+            metadata=metadata,
+            expected_version=expected_version,
+        )
         return (await caller(ctx).call("PATCH", memory_path(memory_id), json=body))["memory"]
 
     @server.tool(annotations=DESTRUCTIVE)
@@ -152,12 +169,24 @@ def _recall_tools(server: MCPServer, caller: CallerResolver) -> None:
         ] = False,
     ) -> dict[str, Any]:
         """Finds memories by meaning and keywords, best first."""
-        body = given(query=query, limit=limit, tags=tags, type=type, time_query=time_query,
-                     start=start, end=end, expand_relations=expand_relations)  # fmt: skip
+        body = given(
+            query=query,
+            limit=limit,
+            tags=tags,
+            type=type,
+            time_query=time_query,
+            start=start,
+            end=end,
+            expand_relations=expand_relations,
+        )
         found = await caller(ctx).call("POST", "/recall", json=body)
         results = [compact(item) for item in found["results"]]
-        return {"query": query, "count": len(results), "results": results,
-                "degraded": found.get("degraded", [])}  # fmt: skip
+        return {
+            "query": query,
+            "count": len(results),
+            "results": results,
+            "degraded": found.get("degraded", []),
+        }
 
     @server.tool(annotations=READ_ONLY)
     async def context(
@@ -190,8 +219,12 @@ def _graph_tools(server: MCPServer, caller: CallerResolver) -> None:
         strength: Annotated[float, Field(description="0–1.", ge=0, le=1)] = 0.5,
     ) -> dict[str, Any]:
         """Links two memories with a typed relationship."""
-        body = {"memory1_id": memory1_id, "memory2_id": memory2_id, "type": type,
-                "strength": strength}  # fmt: skip
+        body = {
+            "memory1_id": memory1_id,
+            "memory2_id": memory2_id,
+            "type": type,
+            "strength": strength,
+        }
         return await caller(ctx).call("POST", "/associate", json=body)
 
     @server.tool(annotations=READ_ONLY)

@@ -15,9 +15,14 @@ from app.storage.records import new_id
 
 
 def build_memory(
-    data: MemoryCreate, *, scope: Scope, actor: str, now: datetime, position: int = 0,
+    data: MemoryCreate,
+    *,
+    scope: Scope,
+    actor: str,
+    now: datetime,
+    position: int = 0,
     ttl_defaults: TtlTable = None,
-) -> Memory:  # fmt: skip
+) -> Memory:
     """A new Memory from a validated request, with every default filled in (the type's TTL:
     app/memories/ttl.py)."""
     agent = memory_agent(scope, data.agent_id)

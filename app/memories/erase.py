@@ -80,8 +80,9 @@ async def _erase(
     await stores.vectors.delete(ids)
     report.vectors_deleted += len(ids)
     now = to_iso(utc_now())
-    report.erased += await erasure.erase_memories(stores.graph, ids, [user_id], actor=actor,
-                                                  now=now)  # fmt: skip
+    report.erased += await erasure.erase_memories(
+        stores.graph, ids, [user_id], actor=actor, now=now
+    )
 
 
 async def _flush(stores: Stores) -> bool:
@@ -94,6 +95,8 @@ async def _flush(stores: Stores) -> bool:
             log.exception("vector shard optimisation after an erasure failed")
     rewritten = await stores.graph.rewrite_log()
     if not rewritten:
-        log.warning("FalkorDB refused BGREWRITEAOF after an erasure; erased content stays in "
-                    "its append-only file until the next rewrite")  # fmt: skip
+        log.warning(
+            "FalkorDB refused BGREWRITEAOF after an erasure; erased content stays in "
+            "its append-only file until the next rewrite"
+        )
     return rewritten

@@ -37,18 +37,27 @@ MAX_OFFSET = 100_000  # deeper pages: narrow the tags instead
 
 @router.post("/memory", status_code=201, response_model=StoreResponse)
 async def store_memory(
-    request: Request, body: MemoryCreate, stores: StoresDep, ttl_defaults: TtlDefaultsDep,
+    request: Request,
+    body: MemoryCreate,
+    stores: StoresDep,
+    ttl_defaults: TtlDefaultsDep,
     scope: ScopeDep,
-    principal: PrincipalDep, idempotency_key: IdempotencyKey = None,
-) -> JSONResponse:  # fmt: skip
+    principal: PrincipalDep,
+    idempotency_key: IdempotencyKey = None,
+) -> JSONResponse:
     """Stores a memory. The graph write is acknowledged; the embedding is made asynchronously."""
     started = time.perf_counter()
 
     async def write(claim: Claim | None, resume: list[str] | None = None) -> Reply:
         stored = await service.store(
-            stores=stores, scope=scope, actor=principal.actor, data=body,
-            ttl_defaults=ttl_defaults, claim=claim, resume=resume,
-        )  # fmt: skip
+            stores=stores,
+            scope=scope,
+            actor=principal.actor,
+            data=body,
+            ttl_defaults=ttl_defaults,
+            claim=claim,
+            resume=resume,
+        )
         return 201, _store_response(stored, stores, started).model_dump(mode="json")
 
     async def again(refs: list[str]) -> Reply:
@@ -80,18 +89,27 @@ def _store_response(stored: service.Stored, stores: Stores, started: float) -> S
 
 @router.post("/memory/batch", status_code=201, response_model=BatchResponse)
 async def store_batch(
-    request: Request, body: BatchCreate, stores: StoresDep, ttl_defaults: TtlDefaultsDep,
+    request: Request,
+    body: BatchCreate,
+    stores: StoresDep,
+    ttl_defaults: TtlDefaultsDep,
     scope: ScopeDep,
-    principal: PrincipalDep, idempotency_key: IdempotencyKey = None,
-) -> JSONResponse:  # fmt: skip
+    principal: PrincipalDep,
+    idempotency_key: IdempotencyKey = None,
+) -> JSONResponse:
     """Stores up to 500 memories: all are validated first; one bad item stores nothing."""
     started = time.perf_counter()
 
     async def write(claim: Claim | None, resume: list[str] | None = None) -> Reply:
         result = await service.store_batch(
-            stores=stores, scope=scope, actor=principal.actor, items=body.memories,
-            ttl_defaults=ttl_defaults, claim=claim, resume=resume,
-        )  # fmt: skip
+            stores=stores,
+            scope=scope,
+            actor=principal.actor,
+            items=body.memories,
+            ttl_defaults=ttl_defaults,
+            claim=claim,
+            resume=resume,
+        )
         qdrant = f"stored ({result.mirrored})" + (
             f", failed ({result.failed})" if result.failed else ""
         )
@@ -124,13 +142,21 @@ async def list_by_tag(
     """Memories having any of the tags, most important first."""
     limit = min(max(limit, 1), 200)
     page, has_more = await service.list_by_tags(
-        stores=stores, scope=scope, tags=tags, limit=limit, offset=offset,
+        stores=stores,
+        scope=scope,
+        tags=tags,
+        limit=limit,
+        offset=offset,
         include_archived=include_archived,
-    )  # fmt: skip
+    )
     return ByTagResponse(
-        tags=tags, count=len(page), limit=limit, offset=offset, has_more=has_more,
+        tags=tags,
+        count=len(page),
+        limit=limit,
+        offset=offset,
+        has_more=has_more,
         memories=[out(m) for m in page],
-    )  # fmt: skip
+    )
 
 
 @router.delete("/memory/by-tag", response_model=DeleteByTagResponse)
@@ -169,9 +195,12 @@ async def update_memory(
 
 @router.delete("/memory/{memory_id}", response_model=DeleteResponse)
 async def delete_memory(
-    memory_id: MemoryIdDep, stores: StoresDep, scope: ScopeDep, principal: PrincipalDep,
+    memory_id: MemoryIdDep,
+    stores: StoresDep,
+    scope: ScopeDep,
+    principal: PrincipalDep,
     erase: bool = False,
-) -> DeleteResponse:  # fmt: skip
+) -> DeleteResponse:
     """Deletes a memory from every read; a tombstone and the final revision remain.
 
     `erase=true` removes its content everywhere instead (every revision, the vector, entities

@@ -22,8 +22,18 @@ from datetime import datetime, timedelta
 from app.models import Memory, to_iso
 
 CLOSE = timedelta(minutes=30)
-CONVERSATION_LABELS = ("conversation", "conversation_id", "chat", "chat_id", "session",
-                       "session_id", "thread", "thread_id", "channel", "channel_id")  # fmt: skip
+CONVERSATION_LABELS = (
+    "conversation",
+    "conversation_id",
+    "chat",
+    "chat_id",
+    "session",
+    "session_id",
+    "thread",
+    "thread_id",
+    "channel",
+    "channel_id",
+)
 
 
 def sequence_key(memory: Memory) -> str:
@@ -62,9 +72,13 @@ def infer(memories: list[Memory]) -> Inferred:
             pairs.append({"later": memory.id, "earlier": previous.id})
         else:
             moment = datetime.fromisoformat(memory.timestamp)
-            firsts.append({
-                "id": memory.id, "key": key,
-                "after": to_iso(moment - CLOSE), "before": to_iso(moment + CLOSE),
-            })  # fmt: skip
+            firsts.append(
+                {
+                    "id": memory.id,
+                    "key": key,
+                    "after": to_iso(moment - CLOSE),
+                    "before": to_iso(moment + CLOSE),
+                }
+            )
         previous = memory
     return Inferred(pairs, firsts, keys)

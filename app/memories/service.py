@@ -65,9 +65,15 @@ def check_embedding(stores: Stores, embedding: list[float] | None, where: str = 
 
 
 async def store(
-    *, stores: Stores, scope: Scope, actor: str, data: MemoryCreate, ttl_defaults: TtlTable = None,
-    claim: Claim | None = None, resume: Sequence[str] | None = None,
-) -> Stored:  # fmt: skip
+    *,
+    stores: Stores,
+    scope: Scope,
+    actor: str,
+    data: MemoryCreate,
+    ttl_defaults: TtlTable = None,
+    claim: Claim | None = None,
+    resume: Sequence[str] | None = None,
+) -> Stored:
     """Stores one memory: graph first (with its audit event), then the vector mirror.
 
     `claim`: an idempotency key written with the memory. `resume`: the ids a first attempt of
@@ -76,9 +82,14 @@ async def store(
     memory = build_memory(data, scope=scope, actor=actor, now=utc_now(), ttl_defaults=ttl_defaults)
     _reuse_ids([memory], resume)
     stored = await store_memories(
-        stores=stores, scope=scope, actor=actor, memories=[memory],
-        vectors={memory.id: data.embedding}, claim=claim, resume=resume is not None,
-    )  # fmt: skip
+        stores=stores,
+        scope=scope,
+        actor=actor,
+        memories=[memory],
+        vectors={memory.id: data.embedding},
+        claim=claim,
+        resume=resume is not None,
+    )
     memory = stored.memories.get(memory.id, memory)
     mirrored = bool(stored.mirrored)
     embedding = stored.embedding
@@ -135,9 +146,15 @@ def _reuse_ids(memories: list[Memory], ids: Sequence[str] | None) -> None:
 
 
 async def store_batch(
-    *, stores: Stores, scope: Scope, actor: str, items: list[MemoryCreate],
-    ttl_defaults: TtlTable = None, claim: Claim | None = None, resume: Sequence[str] | None = None,
-) -> BatchStored:  # fmt: skip
+    *,
+    stores: Stores,
+    scope: Scope,
+    actor: str,
+    items: list[MemoryCreate],
+    ttl_defaults: TtlTable = None,
+    claim: Claim | None = None,
+    resume: Sequence[str] | None = None,
+) -> BatchStored:
     """Stores up to 500 memories in one atomic graph write, then mirrors them (`claim`, `resume`:
     see store)."""
     now = utc_now()
@@ -145,21 +162,41 @@ async def store_batch(
     for index, item in enumerate(items):
         check_embedding(stores, item.embedding, where=f"Memory at index {index}: ")
         try:
-            memories.append(build_memory(item, scope=scope, actor=actor, now=now,
-                                         position=index, ttl_defaults=ttl_defaults))  # fmt: skip
+            memories.append(
+                build_memory(
+                    item,
+                    scope=scope,
+                    actor=actor,
+                    now=now,
+                    position=index,
+                    ttl_defaults=ttl_defaults,
+                )
+            )
         except BadRequest as exc:
             raise BadRequest(f"Memory at index {index}: {exc.message}") from exc
     _reuse_ids(memories, resume)
     vectors = {m.id: item.embedding for m, item in zip(memories, items, strict=True)}
-    return await store_memories(stores=stores, scope=scope, actor=actor, memories=memories,
-                                vectors=vectors, claim=claim,
-                                resume=resume is not None)  # fmt: skip
+    return await store_memories(
+        stores=stores,
+        scope=scope,
+        actor=actor,
+        memories=memories,
+        vectors=vectors,
+        claim=claim,
+        resume=resume is not None,
+    )
 
 
 async def store_memories(
-    *, stores: Stores, scope: Scope, actor: str, memories: list[Memory],
-    vectors: dict[str, list[float] | None], claim: Claim | None = None, resume: bool = False,
-) -> BatchStored:  # fmt: skip
+    *,
+    stores: Stores,
+    scope: Scope,
+    actor: str,
+    memories: list[Memory],
+    vectors: dict[str, list[float] | None],
+    claim: Claim | None = None,
+    resume: bool = False,
+) -> BatchStored:
     """Writes built memories in one atomic graph write, mirrors them, and queues what follows:
     embedding for those without a vector, enrichment for those with one.
 
@@ -308,9 +345,14 @@ async def delete(*, stores: Stores, scope: Scope, actor: str, memory_id: str) ->
 
 
 async def list_by_tags(
-    *, stores: Stores, scope: Scope, tags: list[str], limit: int, offset: int,
+    *,
+    stores: Stores,
+    scope: Scope,
+    tags: list[str],
+    limit: int,
+    offset: int,
     include_archived: bool = False,
-) -> tuple[list[Memory], bool]:  # fmt: skip
+) -> tuple[list[Memory], bool]:
     """One page of memories having any of the tags, and whether more follow."""
     page = await stores.graph.list_by_tags(
         scope, tags, limit=limit + 1, offset=offset, include_archived=include_archived

@@ -92,5 +92,7 @@ class DriftMonitor:
         log.warning(
             "vector index out of step with the graph (%s: %d memories, %d points); "
             "a repairing sync is queued",
-            found.status, found.memories, found.vectors,
-        )  # fmt: skip
+            found.status,
+            found.memories,
+            found.vectors,
+        )

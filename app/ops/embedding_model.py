@@ -39,6 +39,8 @@ async def adopt_embedding_model(stores: Stores, model: str, *, trust_unrecorded:
     log.warning(
         "the vectors were made by %s, the embedder is now %s: %d memories will be re-embedded "
         "in the background; until then they are found by keywords only",
-        recorded or "an unrecorded model", model, pending,
-    )  # fmt: skip
+        recorded or "an unrecorded model",
+        model,
+        pending,
+    )
     return pending

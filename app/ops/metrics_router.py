@@ -153,9 +153,13 @@ def _state(stores: Stores, component: str, reachable: bool) -> str:
 @router.get(
     "/metrics",
     response_class=Response,
-    responses={200: {"content": {CONTENT_TYPE_LATEST: {"schema": {"type": "string"}}},
-                     "description": "Prometheus text format."}},
-)  # fmt: skip
+    responses={
+        200: {
+            "content": {CONTENT_TYPE_LATEST: {"schema": {"type": "string"}}},
+            "description": "Prometheus text format.",
+        }
+    },
+)
 async def metrics(
     settings: SettingsDep,
     stores: StoresDep,

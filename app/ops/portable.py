@@ -66,7 +66,7 @@ async def export_lines(graph: GraphStore, user_id: str | None) -> AsyncIterator[
                     "entities": entities.get(m.id, []),
                 },
                 ensure_ascii=False,
-            )  # fmt: skip
+            )
             for m in page
         ]
         yield ("\n".join(lines) + "\n").encode()
@@ -164,12 +164,13 @@ def _engram_item(record: dict[str, Any], user_id: str | None) -> ImportItem:
 def _entity(entity: dict[str, Any]) -> dict[str, Any]:
     aliases = entity.get("aliases")
     return {
-        "category": str(entity["category"]), "slug": str(entity["slug"]),
+        "category": str(entity["category"]),
+        "slug": str(entity["slug"]),
         "name": str(entity["name"]),
         "aliases": [str(a) for a in aliases] if isinstance(aliases, list) else None,
         "created_at": _text(entity.get("created_at")),
         "last_referenced_at": _text(entity.get("last_referenced_at")),
-    }  # fmt: skip
+    }
 
 
 def _text(value: Any) -> str | None:
@@ -178,8 +179,19 @@ def _text(value: Any) -> str | None:
 
 def from_automem(props: dict[str, Any], user_id: str, actor: str, now: datetime) -> Memory:
     """An AutoMem memory (its node's properties, or its API shape) as an Engram memory."""
-    wanted = ("content", "tags", "importance", "confidence", "timestamp", "t_valid",
-              "t_invalid", "updated_at", "last_accessed", "metadata", "type")  # fmt: skip
+    wanted = (
+        "content",
+        "tags",
+        "importance",
+        "confidence",
+        "timestamp",
+        "t_valid",
+        "t_invalid",
+        "updated_at",
+        "last_accessed",
+        "metadata",
+        "type",
+    )
     fields = {k: props[k] for k in wanted if props.get(k) not in (None, "")}
     if isinstance(fields.get("metadata"), str):  # AutoMem's graph keeps it as a JSON string
         fields["metadata"] = json.loads(fields["metadata"])
@@ -229,8 +241,9 @@ def _links(links: Any) -> list[dict[str, Any]]:
         kind = str(link["type"])
         if not kind.isidentifier():
             raise ValueError(f"link type {kind!r} is not a plain name")
-        props = {k: _graph_value(v) for k, v in (link.get("properties") or {}).items()
-                 if v is not None}  # fmt: skip
+        props = {
+            k: _graph_value(v) for k, v in (link.get("properties") or {}).items() if v is not None
+        }
         found.append({"type": kind, "target": _uuid(str(link["target"])), "properties": props})
     return found
 
@@ -259,8 +272,10 @@ async def _fresh(
     graph: GraphStore, page: list[ImportItem], seen: set[tuple[str, str]], report: ImportReport
 ) -> list[ImportItem]:
     existing = await graph.existing_ids([i.memory.id for i in page])
-    rows = [{"id": i.memory.id, "user_id": i.memory.user_id, "hash": i.memory.content_hash}
-            for i in page]  # fmt: skip
+    rows = [
+        {"id": i.memory.id, "user_id": i.memory.user_id, "hash": i.memory.content_hash}
+        for i in page
+    ]
     same = await portable.with_same_content(graph, rows)
     fresh: list[ImportItem] = []
     for item in page:
@@ -279,8 +294,9 @@ async def _write(
     deps: EmbedDeps, items: list[ImportItem], actor: str, report: ImportReport
 ) -> None:
     graph, now = deps.stores.graph, to_iso(utc_now())
-    await portable.create(graph, [memory_to_properties(i.memory) for i in items], actor=actor,
-                          now=now)  # fmt: skip
+    await portable.create(
+        graph, [memory_to_properties(i.memory) for i in items], actor=actor, now=now
+    )
     revisions = [r for i in items for r in i.revisions]
     await portable.create_revisions(graph, revisions)
     mentions = [{**e, "id": i.memory.id} for i in items for e in i.entities]

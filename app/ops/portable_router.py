@@ -58,15 +58,22 @@ async def _from_copy(copy: GraphStore, user_id: str | None) -> AsyncIterator[byt
 
 @router.post("/admin/import")
 async def import_memories(
-    request: Request, stores: StoresDep, embedder: EmbedderDep, jobs: JobsDep,
-    settings: SettingsDep, admin: AdminDep,
+    request: Request,
+    stores: StoresDep,
+    embedder: EmbedderDep,
+    jobs: JobsDep,
+    settings: SettingsDep,
+    admin: AdminDep,
     user_id: Annotated[
         str | None,
-        Query(min_length=1, max_length=200,
-              description="Owner of the imported memories (required for AutoMem's, which have "
-              "no user; for Engram's it replaces the exported owner)."),
+        Query(
+            min_length=1,
+            max_length=200,
+            description="Owner of the imported memories (required for AutoMem's, which have "
+            "no user; for Engram's it replaces the exported owner).",
+        ),
     ] = None,
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     """Imports JSON Lines (Engram's export, or AutoMem memories): ids kept, duplicates by id or
     content skipped, every line checked before any is written."""
     workdir = Path(tempfile.mkdtemp(prefix="engram-import-"))

@@ -25,8 +25,14 @@ from app.storage.records import memory_to_properties
 
 PAGE = 256
 SAMPLE = 50
-NOT_IN_POINTS = ["revisions", "tombstones", "audit history", "links between memories",
-                 "entities (run engram reprocess)", "sessions"]  # fmt: skip
+NOT_IN_POINTS = [
+    "revisions",
+    "tombstones",
+    "audit history",
+    "links between memories",
+    "entities (run engram reprocess)",
+    "sessions",
+]
 
 
 @dataclass
@@ -69,8 +75,13 @@ async def recover_from_vectors(deps: EmbedDeps, *, force: bool, actor: str) -> R
             if memory is not None:
                 memories.append(memory)
         if memories:
-            await portable.create(graph, [memory_to_properties(m) for m in memories],
-                                  actor=actor, now=to_iso(utc_now()), action="recover")  # fmt: skip
+            await portable.create(
+                graph,
+                [memory_to_properties(m) for m in memories],
+                actor=actor,
+                now=to_iso(utc_now()),
+                action="recover",
+            )
             report.recovered += len(memories)
             report.queued_for_embedding += await _queue_unembedded(deps, memories)
     return report
@@ -85,8 +96,11 @@ def _memory(
     data = {k: v for k, v in payload.items() if k in Memory.model_fields}
     if isinstance(data.get("metadata"), str):
         data["metadata"] = json.loads(data["metadata"])
-    data.update(id=point_id, embedding_status=Status.DONE if embedded else Status.PENDING,
-                enrichment_status=Status.PENDING)  # fmt: skip
+    data.update(
+        id=point_id,
+        embedding_status=Status.DONE if embedded else Status.PENDING,
+        enrichment_status=Status.PENDING,
+    )
     try:
         memory = Memory.model_validate(data)
     except ValidationError as exc:

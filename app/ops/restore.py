@@ -115,8 +115,9 @@ async def _verify(
         for kind in sorted(set(got) | set(want)):
             if got.get(kind, 0) != want.get(kind, 0):
                 report.count_differences[f"{section}.{kind}"] = {
-                    "backup": want.get(kind, 0), "restored": got.get(kind, 0)
-                }  # fmt: skip
+                    "backup": want.get(kind, 0),
+                    "restored": got.get(kind, 0),
+                }
     for digests in archive.read_records(workdir / archive.DIGESTS, CHECK_BATCH):
         found = await snapshot.memory_properties(graph, [d["id"] for d in digests])
         for entry in digests:

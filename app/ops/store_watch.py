@@ -98,6 +98,11 @@ class StoreWatch:
         log.warning(
             "FalkorDB at %s is back after %.1f s (%d restart(s)): %d request(s) were answered "
             "503, %d job/upkeep failure(s) kept out of the log; %s memories",
-            self.url, lasted, self.restarts, counts.refused_requests, counts.quiet_errors, memories,
-        )  # fmt: skip
+            self.url,
+            lasted,
+            self.restarts,
+            counts.refused_requests,
+            counts.quiet_errors,
+            memories,
+        )
         self.restarts = 0

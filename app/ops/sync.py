@@ -46,9 +46,11 @@ class SyncReport:
 
 
 async def sync(
-    deps: EmbedDeps, *, repair: bool = True,
+    deps: EmbedDeps,
+    *,
+    repair: bool = True,
     on_page: Callable[[int], Awaitable[None]] | None = None,
-) -> SyncReport:  # fmt: skip
+) -> SyncReport:
     """Compares every memory with its point and every point with the graph; repairs if asked.
     `on_page` hears how many memories have been checked so far."""
     report = SyncReport(repaired=repair)

@@ -48,16 +48,20 @@ async def reembed_job(ctx: JobContext) -> dict[str, Any]:
     force = bool(ctx.payload.get("force", True))
     key = progress_key(deps.jobs.namespace, ctx.job_id)
     progress = json.loads(await ctx.redis.get(key) or "null") or {
-        "after": "", "embedded": 0, "done": 0, "unit": "memories re-embedded"
-    }  # fmt: skip
+        "after": "",
+        "embedded": 0,
+        "done": 0,
+        "unit": "memories re-embedded",
+    }
     total = await deps.stores.graph.count_memories(user_id)
     progress["total"] = min(total, limit) if limit else total
     while progress["done"] < progress["total"] and (
         page := await deps.stores.graph.page_of_memories(
-            after=progress["after"], limit=min(page_size, progress["total"] - progress["done"]),
+            after=progress["after"],
+            limit=min(page_size, progress["total"] - progress["done"]),
             user_id=user_id,
         )
-    ):  # fmt: skip
+    ):
         for owner in sorted({m.user_id for m in page}):
             ids = [m.id for m in page if m.user_id == owner]
             progress["embedded"] += await embed_memories(deps, owner, ids, force=force)

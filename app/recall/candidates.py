@@ -58,9 +58,15 @@ async def gather(search: Search) -> Pool:
     for query in search.queries or [""]:
         dense_query, terms = await _prepared(query, config)
         run = await run_channels(
-            search.stores, search.embedder, query=query, vector=params.embedding,
-            flt=search.flt, channels=params.channels, fetch=fetch, dense_query=dense_query,
-        )  # fmt: skip
+            search.stores,
+            search.embedder,
+            query=query,
+            vector=params.embedding,
+            flt=search.flt,
+            channels=params.channels,
+            fetch=fetch,
+            dense_query=dense_query,
+        )
         pool.vectors.setdefault(query, evidence.QueryVectors()).add(run.vector)
         pool.terms[query] = terms
         if dense_query and run.vector is not None:  # the names' meaning counts as evidence too
@@ -138,9 +144,11 @@ def _dense_query(query: str, config: RecallConfig) -> str | None:
 
 
 def _context_seeds(
-    best: dict[str, tuple[rank.Candidate, str, list[str]]], fused: dict[str, float],
-    config: RecallConfig, limits: evidence.Thresholds,
-) -> list[str]:  # fmt: skip
+    best: dict[str, tuple[rank.Candidate, str, list[str]]],
+    fused: dict[str, float],
+    config: RecallConfig,
+    limits: evidence.Thresholds,
+) -> list[str]:
     """The best `context_seeds` candidates by fused match among those above the floor (a term
     in common, or the dense channel's similarity): their neighbouring turns get a lift."""
     above = [i for i in fused if _above_floor(best[i][0], limits)]
@@ -162,9 +170,11 @@ def _match(
 
 
 def _lift_neighbour_turns(
-    best: dict[str, tuple[rank.Candidate, str, list[str]]], fused: dict[str, float],
-    neighbours: list[tuple[str, str]], config: RecallConfig,
-) -> None:  # fmt: skip
+    best: dict[str, tuple[rank.Candidate, str, list[str]]],
+    fused: dict[str, float],
+    neighbours: list[tuple[str, str]],
+    config: RecallConfig,
+) -> None:
     """The context channel: the turns just before and after the best matches.
 
     An answer often sits in the turn next to the one that matches the question's words

@@ -100,9 +100,14 @@ def _chains(embedder: Embedder, stores: Stores) -> bool:
 
 
 async def _embed_then_search(
-    embedder: ChainingEmbedder, vectors: BlockingChannelSearch, to_embed: str, text: str | None,
-    flt: VectorFilter, fetch: int, run: ChannelRun,
-) -> None:  # fmt: skip
+    embedder: ChainingEmbedder,
+    vectors: BlockingChannelSearch,
+    to_embed: str,
+    text: str | None,
+    flt: VectorFilter,
+    fetch: int,
+    run: ChannelRun,
+) -> None:
     """The query thread embeds `to_embed`, then searches both indexes: one hand-off instead of
     an embedding's and a search's. A failed embedding still searches the keywords; a failed
     search degrades `qdrant`, not the embedder."""
@@ -150,9 +155,13 @@ async def _embed(embedder: Embedder, text: str, run: ChannelRun) -> list[float] 
 
 
 async def _search(
-    vectors: VectorIndex, vector: list[float] | None, text: str | None, flt: VectorFilter,
-    fetch: int, run: ChannelRun,
-) -> None:  # fmt: skip
+    vectors: VectorIndex,
+    vector: list[float] | None,
+    text: str | None,
+    flt: VectorFilter,
+    fetch: int,
+    run: ChannelRun,
+) -> None:
     """Both index searches in one request; the vector index down → `qdrant` degraded."""
     started = time.perf_counter()
     try:

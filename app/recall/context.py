@@ -61,9 +61,12 @@ async def core_memories(graph: GraphStore, scope: Scope, include_archived: bool 
     """Pinned memories by section, then the most important, then the last week's."""
     since = to_iso(utc_now() - timedelta(days=RECENT_DAYS))
     pinned, important, recent = await graph.core_candidates(
-        scope, min_importance=CORE_MIN_IMPORTANCE, since=since, limit=CORE_TOP,
+        scope,
+        min_importance=CORE_MIN_IMPORTANCE,
+        since=since,
+        limit=CORE_TOP,
         include_archived=include_archived,
-    )  # fmt: skip
+    )
     core = Core(sections={name: [] for name in SECTIONS})
     for memory in pinned:
         core.sections[section_of(memory)].append(memory)

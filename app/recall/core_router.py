@@ -117,6 +117,8 @@ async def recall_context(
     unique = list({m.id: m for m in ordered}.values())
     packed = context.pack(unique, body.max_tokens)
     return ContextResponse(
-        context=packed.text, memory_ids=packed.memory_ids, tokens_estimated=packed.tokens,
+        context=packed.text,
+        memory_ids=packed.memory_ids,
+        tokens_estimated=packed.tokens,
         truncated=packed.truncated,
-    )  # fmt: skip
+    )

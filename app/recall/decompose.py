@@ -19,8 +19,26 @@ MAX_SUB_QUERIES = 4  # the named things (at most three), then the topic words
 WORD = re.compile(r"[^\W_][\w'’-]*")
 POSSESSIVE = re.compile(r"['’]s$")
 SENTENCE_END = re.compile(r"[.!?:;]\s*$")
-ASKING = frozenset(("what", "which", "who", "whom", "whose", "when", "where", "why", "how",
-                    "tell", "show", "find", "give", "know", "let", "please"))  # fmt: skip
+ASKING = frozenset(
+    (
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "when",
+        "where",
+        "why",
+        "how",
+        "tell",
+        "show",
+        "find",
+        "give",
+        "know",
+        "let",
+        "please",
+    )
+)
 NOT_TOPICS = STOPWORDS | PRONOUNS | ASKING
 
 

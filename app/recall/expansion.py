@@ -33,25 +33,36 @@ def _in_tag_scope(memory: Memory, params: RecallRequest) -> bool:
 
 
 async def expand(
-    stores: Stores, scope: Scope, seeds: list[tuple[str, float]], params: RecallRequest,
+    stores: Stores,
+    scope: Scope,
+    seeds: list[tuple[str, float]],
+    params: RecallRequest,
     now: datetime,
-) -> list[tuple[Memory, rank.Scored, str, str]]:  # fmt: skip
+) -> list[tuple[Memory, rank.Scored, str, str]]:
     """(memory, score, seed id, relation type) for neighbours of the seeds, best first."""
     if not seeds:
         return []
     seed_scores = dict(seeds)
     rows = await edges.expand(
-        stores.graph, scope, list(seed_scores), types=DEFAULT_EXPAND,
-        min_strength=params.expand_min_strength, min_importance=params.expand_min_importance,
+        stores.graph,
+        scope,
+        list(seed_scores),
+        types=DEFAULT_EXPAND,
+        min_strength=params.expand_min_strength,
+        min_importance=params.expand_min_importance,
         limit=min(params.expansion_limit * 4, len(seeds) * params.relation_limit * 4),
-    )  # fmt: skip
+    )
     return _collect(rows, seed_scores, params, now)
 
 
 async def expand_entities(
-    stores: Stores, scope: Scope, seeds: list[tuple[str, float]], params: RecallRequest,
-    now: datetime, exclude: set[str],
-) -> list[tuple[Memory, rank.Scored, str, str]]:  # fmt: skip
+    stores: Stores,
+    scope: Scope,
+    seeds: list[tuple[str, float]],
+    params: RecallRequest,
+    now: datetime,
+    exclude: set[str],
+) -> list[tuple[Memory, rank.Scored, str, str]]:
     """(memory, score, seed id, entity id) for memories sharing an entity with a seed.
 
     Entities come from enrichment (MENTIONS edges); both the seed and the memory are in scope.
@@ -71,9 +82,11 @@ async def expand_entities(
 
 
 def _collect(
-    rows: list[tuple[str, str, float, Memory]], seed_scores: dict[str, float],
-    params: RecallRequest, now: datetime,
-) -> list[tuple[Memory, rank.Scored, str, str]]:  # fmt: skip
+    rows: list[tuple[str, str, float, Memory]],
+    seed_scores: dict[str, float],
+    params: RecallRequest,
+    now: datetime,
+) -> list[tuple[Memory, rank.Scored, str, str]]:
     """Current, in-tag-scope neighbours, at most relation_limit per seed, best first."""
     per_seed: Counter[str] = Counter()
     stamp, out, seen = to_iso(now), [], set()

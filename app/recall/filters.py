@@ -92,9 +92,13 @@ def _tags_pass(facts: dict[str, Any], flt: VectorFilter) -> bool:
 
 def _has_tag_rule(flt: VectorFilter) -> bool:
     return bool(
-        flt.tags_any or flt.tag_prefixes_any or flt.tags_all or flt.tag_prefixes_all
-        or flt.exclude_tags or flt.exclude_tag_prefixes
-    )  # fmt: skip
+        flt.tags_any
+        or flt.tag_prefixes_any
+        or flt.tags_all
+        or flt.tag_prefixes_all
+        or flt.exclude_tags
+        or flt.exclude_tag_prefixes
+    )
 
 
 def _labels_pass(facts: dict[str, Any], flt: VectorFilter) -> bool:

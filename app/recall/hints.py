@@ -11,21 +11,43 @@ from app.memories.fields import parse_type
 from app.recall.rank import ContextPriority
 
 LANGUAGES = {
-    "python": "python", "py": "python",
-    "typescript": "typescript", "ts": "typescript",
-    "javascript": "javascript", "js": "javascript", "node": "javascript",
-    "go": "go", "golang": "go",
-    "rust": "rust", "rs": "rust",
+    "python": "python",
+    "py": "python",
+    "typescript": "typescript",
+    "ts": "typescript",
+    "javascript": "javascript",
+    "js": "javascript",
+    "node": "javascript",
+    "go": "go",
+    "golang": "go",
+    "rust": "rust",
+    "rs": "rust",
     "java": "java",
-    "csharp": "csharp", "c#": "csharp", "cs": "csharp",
-    "cpp": "cpp", "c++": "cpp", "cxx": "cpp",
+    "csharp": "csharp",
+    "c#": "csharp",
+    "cs": "csharp",
+    "cpp": "cpp",
+    "c++": "cpp",
+    "cxx": "cpp",
     "swift": "swift",
-}  # fmt: skip
+}
 EXTENSIONS = {
-    ".py": "python", ".ts": "typescript", ".tsx": "typescript", ".js": "javascript",
-    ".jsx": "javascript", ".mjs": "javascript", ".go": "go", ".rs": "rust", ".java": "java",
-    ".cs": "csharp", ".cpp": "cpp", ".cc": "cpp", ".hpp": "cpp", ".h": "cpp", ".swift": "swift",
-}  # fmt: skip
+    ".py": "python",
+    ".ts": "typescript",
+    ".tsx": "typescript",
+    ".js": "javascript",
+    ".jsx": "javascript",
+    ".mjs": "javascript",
+    ".go": "go",
+    ".rs": "rust",
+    ".java": "java",
+    ".cs": "csharp",
+    ".cpp": "cpp",
+    ".cc": "cpp",
+    ".hpp": "cpp",
+    ".h": "cpp",
+    ".swift": "swift",
+}
 STYLE_TYPES = ("Style", "Preference")
 
 

@@ -30,9 +30,10 @@ async def as_of(search: Search) -> RecallOutcome:
                 candidates[memory.id] = (memory, keyword)
     ranked = sorted(candidates.values(), key=lambda pair: -pair[1])
     valid = [
-        (m, k) for m, k in ranked
+        (m, k)
+        for m, k in ranked
         if params.state_mode == "history" or not (m.t_invalid and m.t_invalid <= stamp)
-    ]  # fmt: skip
+    ]
     hits = as_of_hits(valid[: params.limit])
     return RecallOutcome(
         hits, degraded=["dense (as_of)"], suppressed=len(ranked) - len(valid), relevant=bool(hits)

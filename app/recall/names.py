@@ -17,11 +17,29 @@ NAME = re.compile(r"[A-Z][a-z]+")
 POSSESSIVE = re.compile(r"['’]s$")
 SENTENCE_ENDS = frozenset(".!?:;")
 MAX_NAMES = 20  # a question names a few people; a pasted text must not make the work grow
-NOT_NAMES = frozenset((
-    "january", "february", "march", "april", "may", "june", "july", "august", "september",
-    "october", "november", "december",
-    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
-))  # fmt: skip
+NOT_NAMES = frozenset(
+    (
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+    )
+)
 
 
 def query_names(query: str) -> list[str]:

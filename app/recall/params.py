@@ -42,8 +42,17 @@ ALIASES = {
     "focus_path": "active_path",
 }
 LIST_LIMITS = {"queries": MAX_QUERIES, "priority_ids": MAX_IDS}
-TEXTS = ("time_query", "language", "active_path", "context", "tag_mode", "tag_match", "sort",
-         "state_mode", "recency_bias")  # fmt: skip
+TEXTS = (
+    "time_query",
+    "language",
+    "active_path",
+    "context",
+    "tag_mode",
+    "tag_match",
+    "sort",
+    "state_mode",
+    "recency_bias",
+)
 
 
 # --- Lenient readers (a value may arrive as a list of strings from a query string) ----------
@@ -327,9 +336,11 @@ class RecallRequest(BaseModel):
         self.language = language_of(self.language, self.active_path)
         try:
             self.priority = context_priority(
-                self.context_tags, self.context_types, language=self.language,
+                self.context_tags,
+                self.context_types,
+                language=self.language,
                 context=self.context,
-            )  # fmt: skip
+            )
         except ValueError as exc:
             raise BadRequest(f"Invalid 'context_types': {exc}") from None
         self.priority_ids = list(dict.fromkeys(self.priority_ids))
@@ -349,8 +360,22 @@ def normalise(raw: dict[str, Any]) -> dict[str, Any]:
 
 def _bounded(data: dict[str, Any]) -> None:
     """400 naming the limit for a list with too many items, or an item or text too long."""
-    lists = ("queries", "tags", "exclude_tags", "context_tags", "context_types", "type", "types",
-             "layer", "layers", "role", "roles", "labels", "channels", "priority_ids")  # fmt: skip
+    lists = (
+        "queries",
+        "tags",
+        "exclude_tags",
+        "context_tags",
+        "context_types",
+        "type",
+        "types",
+        "layer",
+        "layers",
+        "role",
+        "roles",
+        "labels",
+        "channels",
+        "priority_ids",
+    )
     for name in lists:
         value = data.get(name)
         items = [f"{k}={v}" for k, v in value.items()] if isinstance(value, dict) else _flat(value)

@@ -82,10 +82,11 @@ async def _judge(
     """Each candidate's own evidence: its similarity to its query and the terms it shares."""
     await _add_whole_query_vectors(pool)
     wanted = [
-        memory_id for memory_id in facts
+        memory_id
+        for memory_id in facts
         if "dense" not in pool.best[memory_id][0].scores
         or len(pool.vectors[pool.best[memory_id][1]].vectors) > 1
-    ]  # fmt: skip
+    ]
     has_vectors = any(v.vectors for v in pool.vectors.values())
     vectors = search.stores.vectors
     stored = await evidence.stored_vectors(vectors, wanted) if has_vectors else {}
@@ -163,10 +164,16 @@ def _score(
             floored += 1
             continue
         scored = rank.score(
-            candidate, facts, now=now, weights=config.weights, channels=ran,
-            adjust=params.rerank, names=names[query], priority=params.priority,
+            candidate,
+            facts,
+            now=now,
+            weights=config.weights,
+            channels=ran,
+            adjust=params.rerank,
+            names=names[query],
+            priority=params.priority,
             fused=fused[memory_id],
-        )  # fmt: skip
+        )
         if scored.score < params.min_score:
             floored += 1
             continue

@@ -24,9 +24,16 @@ async def recall(
     now = utc_now()
     window, understood = time_window(params, now)
     search = Search(
-        stores, embedder, scope, params, config, vector_filter(scope, params, window),
-        _queries(params), now, window,
-    )  # fmt: skip
+        stores,
+        embedder,
+        scope,
+        params,
+        config,
+        vector_filter(scope, params, window),
+        _queries(params),
+        now,
+        window,
+    )
     if params.as_of is not None:
         outcome = await modes.as_of(search)
     elif search.queries or params.embedding is not None:
@@ -63,11 +70,17 @@ async def _search(search: Search) -> RecallOutcome:
             task.cancel()
     expansions = await _expansions(search, chosen.hits)
     return RecallOutcome(
-        hits=chosen.hits + expansions, degraded=sorted(pool.degraded),
-        suppressed=chosen.suppressed, replaced=chosen.replaced, floored=chosen.floored,
-        vector_matched=pool.vector_matched, expanded=len(expansions), cut=chosen.cut,
-        timings=pool.timings, relevant=chosen.relevant,
-    )  # fmt: skip
+        hits=chosen.hits + expansions,
+        degraded=sorted(pool.degraded),
+        suppressed=chosen.suppressed,
+        replaced=chosen.replaced,
+        floored=chosen.floored,
+        vector_matched=pool.vector_matched,
+        expanded=len(expansions),
+        cut=chosen.cut,
+        timings=pool.timings,
+        relevant=chosen.relevant,
+    )
 
 
 async def _fall_back_outside_tags(search: Search, outcome: RecallOutcome) -> None:

@@ -28,16 +28,20 @@ ASSOCIATE_EXAMPLE = {"memory1_id": "…", "memory2_id": "…", "type": "RELATES_
 
 
 @router.post(
-    "/associate", status_code=201,
+    "/associate",
+    status_code=201,
     response_model=AssociateResponse | AssociateBatchResponse,
     responses={207: {"model": AssociateBatchResponse, "description": "Some items failed."}},
     openapi_extra=ASSOCIATE_BODY,
-)  # fmt: skip
+)
 async def associate(
-    request: Request, stores: StoresDep, scope: ScopeDep, principal: PrincipalDep,
+    request: Request,
+    stores: StoresDep,
+    scope: ScopeDep,
+    principal: PrincipalDep,
     body: Annotated[dict[str, Any], Body(examples=[ASSOCIATE_EXAMPLE])],
     idempotency_key: IdempotencyKey = None,
-) -> JSONResponse:  # fmt: skip
+) -> JSONResponse:
     """Links two memories (or, with `associations`, up to 500 pairs: 207 if only some worked).
 
     Linking is a merge, so the same link written twice is one link: with an Idempotency-Key the
@@ -87,9 +91,10 @@ def _batch_response(result: service.BatchResult) -> Reply:
 
 @router.delete("/associate", response_model=DissociateResponse)
 async def dissociate(
-    stores: StoresDep, scope: ScopeDep,
+    stores: StoresDep,
+    scope: ScopeDep,
     body: Annotated[dict[str, Any], Body(examples=[ASSOCIATE_EXAMPLE])],
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     """Removes the edge memory1_id -[type]-> memory2_id."""
     item = service.parse_association({**body, "strength": 0.5})
     if not await edges.delete_edge(stores.graph, scope, item.type, item.a, item.b):
@@ -126,7 +131,7 @@ async def related(
                 "importance": m.importance,
                 "confidence": m.confidence,
                 "tags": m.tags[:5],
-            }  # fmt: skip
+            }
             for m in found
         ],
         "relationship_types": types,

@@ -103,10 +103,15 @@ async def associate_batch(
     for local, item in enumerate(valid):
         index = positions[local]
         if local in written:
-            result.succeeded.append({
-                "index": index, "memory1_id": item.a, "memory2_id": item.b,
-                "relation_type": item.type, "strength": item.strength,
-            })  # fmt: skip
+            result.succeeded.append(
+                {
+                    "index": index,
+                    "memory1_id": item.a,
+                    "memory2_id": item.b,
+                    "relation_type": item.type,
+                    "strength": item.strength,
+                }
+            )
         else:
             result.failed.append({"index": index, "reason": "One or both memories do not exist"})
     result.failed.sort(key=lambda f: f["index"])

@@ -103,9 +103,12 @@ async def _promote(deps: RememberDeps, user_id: str, raws: list[Memory], result:
         memory = _consolidated_copy(raw)
         record = records.get(raw.id)
         await store_memories(
-            stores=deps.stores, scope=Scope(user_id, raw.agent_id), actor=ACTOR,
-            memories=[memory], vectors={memory.id: record.dense if record else None},
-        )  # fmt: skip
+            stores=deps.stores,
+            scope=Scope(user_id, raw.agent_id),
+            actor=ACTOR,
+            memories=[memory],
+            vectors={memory.id: record.dense if record else None},
+        )
         links.append({"consolidated": memory.id, "raw": raw.id, "transformation": "promotion"})
         result.created.append(memory.id)
     await sessions.link_derived(graph, user_id, links, now=now)
@@ -133,10 +136,14 @@ async def _synthesise(
         raise LLMUnavailable("no LLM is configured")
     earlier = await sessions.consolidated_of_session(deps.stores.graph, user_id, session_id)
     answer = await llm.chat_json(
-        SYNTHESIS_PROMPT, _synthesis_input(raws, earlier), schema=SYNTHESIS_SCHEMA,
-        schema_name="consolidated_memories", max_tokens=1500, temperature=0.2,
+        SYNTHESIS_PROMPT,
+        _synthesis_input(raws, earlier),
+        schema=SYNTHESIS_SCHEMA,
+        schema_name="consolidated_memories",
+        max_tokens=1500,
+        temperature=0.2,
         budget=llm.new_budget(),
-    )  # fmt: skip
+    )
     result.method = "llm"
     outputs = [item for item in answer.get("memories") or [] if isinstance(item, dict)]
     links = []
@@ -147,12 +154,16 @@ async def _synthesise(
             continue
         memory = _synthesised(content, item, sources, session_id)
         await store_memories(
-            stores=deps.stores, scope=Scope(user_id, memory.agent_id), actor=ACTOR,
-            memories=[memory], vectors={memory.id: None},
-        )  # fmt: skip
+            stores=deps.stores,
+            scope=Scope(user_id, memory.agent_id),
+            actor=ACTOR,
+            memories=[memory],
+            vectors={memory.id: None},
+        )
         result.created.append(memory.id)
-        links += [{"consolidated": memory.id, "raw": s.id, "transformation": "synthesis"}
-                  for s in sources]  # fmt: skip
+        links += [
+            {"consolidated": memory.id, "raw": s.id, "transformation": "synthesis"} for s in sources
+        ]
     await sessions.link_derived(deps.stores.graph, user_id, links, now=to_iso(utc_now()))
 
 

@@ -24,11 +24,24 @@ if TYPE_CHECKING:
 
 SINGLE_VALUED_SLOTS = frozenset(
     {
-        "name", "age", "birthday", "birth_date", "birthplace", "residence", "origin", "hometown",
-        "nationality", "employer", "job_title", "major", "diet", "relationship_status", "spouse",
+        "name",
+        "age",
+        "birthday",
+        "birth_date",
+        "birthplace",
+        "residence",
+        "origin",
+        "hometown",
+        "nationality",
+        "employer",
+        "job_title",
+        "major",
+        "diet",
+        "relationship_status",
+        "spouse",
         "partner",
     }
-)  # fmt: skip
+)
 # "likes:<x>" holds a polarity ("likes" / "dislikes"), so loving and hating X contradict.
 SINGLE_VALUED_PREFIXES = ("favorite:", "likes:")
 THIRD_PERSON = re.compile(

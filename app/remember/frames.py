@@ -25,9 +25,22 @@ CLAUSE_DEPS = frozenset(
     {"relcl", "acl", "advcl", "punct", "cc", "conj", "appos", "ccomp", "parataxis", "mark"}
 )
 REST_DEPS = frozenset(
-    {"dobj", "prep", "advmod", "npadvmod", "xcomp", "prt", "acomp", "attr", "dative", "oprd",
-     "pobj", "agent", "dep"}
-)  # fmt: skip
+    {
+        "dobj",
+        "prep",
+        "advmod",
+        "npadvmod",
+        "xcomp",
+        "prt",
+        "acomp",
+        "attr",
+        "dative",
+        "oprd",
+        "pobj",
+        "agent",
+        "dep",
+    }
+)
 FRAGMENT_TAGS = frozenset({"VBD", "VBN", "VBG", "VBP", "VBZ"})
 LEAD_DEPS = frozenset({"advmod", "intj", "cc", "punct", "discourse"})
 MAX_PHRASE_WORDS = 10

@@ -86,7 +86,7 @@ TOOLS = {
         .replace("github actions", "github_actions")
         .replace("gitlab ci", "gitlab_ci")
         .split()
-    )  # fmt: skip
+    )
 }
 TOOLS = {tool.replace("_", " "): area for tool, area in TOOLS.items()}
 TOOL_SPELLINGS = {"postgresql": "postgres", "vscode": "vs code", "golang": "go"}

@@ -32,8 +32,20 @@ FACT_SCHEMA = {
     "type": "object",
     "additionalProperties": False,
     "required": [
-        "content", "subject", "type", "categories", "importance", "confidence", "ttl_days",
-        "event_time", "attribute", "key", "value", "ended", "slot", "message_index",
+        "content",
+        "subject",
+        "type",
+        "categories",
+        "importance",
+        "confidence",
+        "ttl_days",
+        "event_time",
+        "attribute",
+        "key",
+        "value",
+        "ended",
+        "slot",
+        "message_index",
     ],
     "properties": {
         "content": {"type": "string"},
@@ -51,7 +63,7 @@ FACT_SCHEMA = {
         "slot": NULLABLE_STRING,
         "message_index": {"type": ["integer", "null"]},
     },
-}  # fmt: skip
+}
 EXTRACTION_SCHEMA = {
     "type": "object",
     "additionalProperties": False,

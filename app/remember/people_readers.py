@@ -20,8 +20,12 @@ def _names(token: Token, lower_case: bool) -> list[str]:
     found = []
     for child in token.children:
         if child.dep_ == "acl" and child.lemma_.lower() in ("call", "name"):
-            found += [name_text(n, lower_case) for c in child.children
-                      if c.dep_ in ("oprd", "attr", "dobj") for n in (c, *c.conjuncts)]  # fmt: skip
+            found += [
+                name_text(n, lower_case)
+                for c in child.children
+                if c.dep_ in ("oprd", "attr", "dobj")
+                for n in (c, *c.conjuncts)
+            ]
         elif child.dep_ == "appos" and is_name(child, lower_case):
             found += [name_text(n, lower_case) for n in (child, *child.conjuncts)]
         elif child.dep_ == "appos":
@@ -44,8 +48,9 @@ NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5
 def _counted(token: Token, names: list[str]) -> list[str]:
     """The names, unless the count says otherwise ("two cats named Tom, Jerry and Spike")."""
     counts = [c.lower_ for c in token.children if c.dep_ in ("nummod", "det")]
-    number = next((int(c) if c.isdigit() else NUMBERS[c] for c in counts
-                   if c.isdigit() or c in NUMBERS), None)  # fmt: skip
+    number = next(
+        (int(c) if c.isdigit() else NUMBERS[c] for c in counts if c.isdigit() or c in NUMBERS), None
+    )
     return names if number is None or number == len(names) else []
 
 
@@ -78,8 +83,9 @@ def read_have(p: Predicate) -> list[ExtractedFact]:
             content = dated(p.clause, f"User {bought} {rest_text(p.verb)}")
             found.append(fact(p, OWNS, content, slot_for("possession", head_words(obj)), ACTIVE))
         elif word in CONDITIONS:
-            found.append(fact(p, HEALTH, f"User has {phrase(obj)}", slot_for("condition", word),
-                              ACTIVE))  # fmt: skip
+            found.append(
+                fact(p, HEALTH, f"User has {phrase(obj)}", slot_for("condition", word), ACTIVE)
+            )
     return found
 
 
@@ -97,8 +103,10 @@ def _is_vehicle(token: Token) -> bool:
 def read_drive(p: Predicate) -> list[ExtractedFact]:
     if p.negated or p.verb.tag_ not in ("VBP", "VBZ"):
         return []
-    return [fact(p, OWNS, f"User drives {phrase(o)}", "vehicle", item_key(phrase(o)))
-            for o in p.objects()[:1]]  # fmt: skip
+    return [
+        fact(p, OWNS, f"User drives {phrase(o)}", "vehicle", item_key(phrase(o)))
+        for o in p.objects()[:1]
+    ]
 
 
 def read_sell(p: Predicate) -> list[ExtractedFact]:
@@ -119,8 +127,9 @@ def read_break_up(p: Predicate) -> list[ExtractedFact]:
 
 def read_marry(p: Predicate) -> list[ExtractedFact]:
     """ "we got married on Saturday", "Priya and I got engaged", "I married Sam"."""
-    status = next((c.lower_ for c in p.verb.subtree if c.lower_ in ("married", "engaged",
-                   "divorced")), None)  # fmt: skip
+    status = next(
+        (c.lower_ for c in p.verb.subtree if c.lower_ in ("married", "engaged", "divorced")), None
+    )
     if status is None or p.negated or p.verb.tag_ not in PAST_TAGS:
         return []
     partner = p.partner or next(iter(p.preps("to")), None)

@@ -207,15 +207,23 @@ def _provenance(fact: ExtractedFact, said_at: datetime) -> dict[str, Any]:
     }
     if fact.slot:
         attribute = attributes.attribute_name(fact.slot)
-        found.update(slot=fact.slot, value=fact.value, attribute=attribute,
-                     cardinality=attributes.cardinality(fact.slot))  # fmt: skip
+        found.update(
+            slot=fact.slot,
+            value=fact.value,
+            attribute=attribute,
+            cardinality=attributes.cardinality(fact.slot),
+        )
     return {"remember": {k: v for k, v in found.items() if v is not None}}
 
 
 async def _remember_one(
-    deps: RememberDeps, talk: Conversation, memory: Memory, vector: list[float],
-    outcome: Outcome, budget: CallBudget | None,
-) -> None:  # fmt: skip
+    deps: RememberDeps,
+    talk: Conversation,
+    memory: Memory,
+    vector: list[float],
+    outcome: Outcome,
+    budget: CallBudget | None,
+) -> None:
     scope = Scope(talk.user_id, memory.agent_id)
     graph = deps.stores.graph
     if await sessions.raw_with_hash(graph, talk.user_id, memory.agent_id, memory.content_hash):
@@ -223,8 +231,13 @@ async def _remember_one(
         return
     value, related = _value_of(memory), await _slot_related(deps, scope, memory)
     same = [m for m in related if attributes.same_fact(memory.slot, value, m.slot, _value_of(m))]
-    replaced = [m for m in related if m not in same and memory.slot
-                and attributes.supersedes(memory.slot, value, m.slot, _value_of(m))]  # fmt: skip
+    replaced = [
+        m
+        for m in related
+        if m not in same
+        and memory.slot
+        and attributes.supersedes(memory.slot, value, m.slot, _value_of(m))
+    ]
     near = [] if (same or replaced) else await _near_raw_duplicate(deps, scope, vector)
     if same or near:
         await _reinforce(deps, scope, same or near, memory)
@@ -233,9 +246,12 @@ async def _remember_one(
         return
     candidates = await _contradiction_candidates(deps, scope, vector) if deps.llm else []
     await store_memories(
-        stores=deps.stores, scope=scope, actor=ACTOR, memories=[memory],
+        stores=deps.stores,
+        scope=scope,
+        actor=ACTOR,
+        memories=[memory],
         vectors={memory.id: vector},
-    )  # fmt: skip
+    )
     outcome.stored.append(memory.id)
     for old in replaced:
         if await _supersede(deps, scope, old, memory):
@@ -283,9 +299,13 @@ async def _reinforce(deps: RememberDeps, scope: Scope, olds: list[Memory], new: 
             "metadata": {**old.metadata, "remember": found},
         }
         updated = await deps.stores.graph.update_memory(
-            scope, old.id, version=old.version, changes=changes, actor=ACTOR,
+            scope,
+            old.id,
+            version=old.version,
+            changes=changes,
+            actor=ACTOR,
             now=to_iso(utc_now()),
-        )  # fmt: skip
+        )
         if updated is not None:
             await mirror_update(deps.stores, scope, updated, None, content_changed=False)
 
@@ -320,9 +340,13 @@ async def _supersede(deps: RememberDeps, scope: Scope, old: Memory, new: Memory)
     end = max(datetime.fromisoformat(new.timestamp), start + timedelta(microseconds=1))
     now = to_iso(utc_now())
     updated = await deps.stores.graph.update_memory(
-        scope, old.id, version=old.version, changes={"t_invalid": to_iso(end)}, actor=ACTOR,
+        scope,
+        old.id,
+        version=old.version,
+        changes={"t_invalid": to_iso(end)},
+        actor=ACTOR,
         now=now,
-    )  # fmt: skip
+    )
     if updated is None:
         return False  # changed meanwhile; the next mention will be checked again
     await mirror_update(deps.stores, scope, updated, None, content_changed=False)

@@ -116,8 +116,10 @@ def read_work(p: Predicate) -> list[ExtractedFact]:
     places = (p.preps("at", "for") or [o for t in titles for o in _pobjs(t, "at", "for")])[:1]
     found = [_employer(p, t, f"{verb} at") for t in places]
     found += [_title(p, t, f"{verb} as") for t in titles]
-    found += [fact(p, GOAL, f"{who(p)} is working on {phrase(t)}", slot_for("project", phrase(t)),
-                   ACTIVE) for t in p.preps("on")[:1]]  # fmt: skip
+    found += [
+        fact(p, GOAL, f"{who(p)} is working on {phrase(t)}", slot_for("project", phrase(t)), ACTIVE)
+        for t in p.preps("on")[:1]
+    ]
     return [f for f in found if f]
 
 
@@ -150,8 +152,15 @@ def read_start(p: Predicate) -> list[ExtractedFact]:
     for gerund in p.children("xcomp"):
         if gerund.tag_ == "VBG":
             content = dated(p.clause, f"{who(p)} {verb} {gerund.text} {rest_text(gerund)}")
-            found.append(fact(p, HABIT, content, slot_for("activity", gerund.lemma_ +
-                              " " + rest_text(gerund)), ACTIVE))  # fmt: skip
+            found.append(
+                fact(
+                    p,
+                    HABIT,
+                    content,
+                    slot_for("activity", gerund.lemma_ + " " + rest_text(gerund)),
+                    ACTIVE,
+                )
+            )
     return [f for f in found if f]
 
 
@@ -166,8 +175,9 @@ def read_study(p: Predicate) -> list[ExtractedFact]:
         return []
     for subject in subjects[:1]:
         what = f"{phrase(degree[0])} in {phrase(subject)}" if degree else phrase(subject)
-        found.append(fact(p, STUDY, f"{who(p)} is studying {what}", "study",
-                          item_key(phrase(subject))))  # fmt: skip
+        found.append(
+            fact(p, STUDY, f"{who(p)} is studying {what}", "study", item_key(phrase(subject)))
+        )
     for school in p.preps("at")[:1]:
         name = name_text(school, p.lower_case)
         found.append(fact(p, STUDY, f"{who(p)} studies at {name}", "school", name))
@@ -185,11 +195,19 @@ def read_speak(p: Predicate) -> list[ExtractedFact]:
     for obj in p.objects():
         if obj.ent_type_ in ("LANGUAGE", "NORP") or (p.lemma == "speak" and is_name(obj, False)):
             name = obj.text.title() if p.lower_case else obj.text
-            found.append(fact(p, SKILL, f"{who(p)} {verb} {name}", slot_for("language", name),
-                              ACTIVE))  # fmt: skip
+            found.append(
+                fact(p, SKILL, f"{who(p)} {verb} {name}", slot_for("language", name), ACTIVE)
+            )
         elif p.lemma in ("know", "learn") and "language" in phrase(obj).lower():
-            found.append(fact(p, SKILL, f"{who(p)} knows {phrase(obj)}",
-                              slot_for("skill", phrase(obj)), ACTIVE))  # fmt: skip
+            found.append(
+                fact(
+                    p,
+                    SKILL,
+                    f"{who(p)} knows {phrase(obj)}",
+                    slot_for("skill", phrase(obj)),
+                    ACTIVE,
+                )
+            )
     return found
 
 
@@ -233,8 +251,12 @@ def _activity_name(p: Predicate) -> str | None:
 def _has_other_object(p: Predicate, name: str) -> bool:
     """ "I usually drink coffee" is a habit with coffee, not the pastime "drinking"."""
     others = [o for o in p.children("dobj") if o.lemma_.lower() != name]
-    return any(o.pos_ in ("NOUN", "PROPN") and o.lemma_.lower() not in ("lot", "bit")
-               and o.ent_type_ != "CARDINAL" for o in others)  # fmt: skip
+    return any(
+        o.pos_ in ("NOUN", "PROPN")
+        and o.lemma_.lower() not in ("lot", "bit")
+        and o.ent_type_ != "CARDINAL"
+        for o in others
+    )
 
 
 def read_activity(p: Predicate) -> list[ExtractedFact]:
@@ -243,9 +265,16 @@ def read_activity(p: Predicate) -> list[ExtractedFact]:
     if name is None or _has_other_object(p, name):
         return []
     if p.negated and (p.ended or p.verb.lemma_.lower() in ("smoke", "drink", "vape")):
-        return [ending(p, f"User no longer {third_person_verb(p.verb.lemma_)}"
-                       f" {rest_text(p.verb)}".replace(" any more", "").replace(" anymore", ""),
-                       "activity", name)]  # fmt: skip
+        return [
+            ending(
+                p,
+                f"User no longer {third_person_verb(p.verb.lemma_)} {rest_text(p.verb)}".replace(
+                    " any more", ""
+                ).replace(" anymore", ""),
+                "activity",
+                name,
+            )
+        ]
     if p.negated or p.verb.tag_ not in ("VBP", "VB"):
         return []
     before = [t.text for t in p.verb.lefts if t.dep_ == "advmod"]

@@ -83,9 +83,14 @@ class RememberJob(BaseModel):
 
 @router.post("/remember", status_code=202, response_model=RememberAccepted)
 async def remember(
-    request: Request, body: RememberRequest, settings: SettingsDep, jobs: JobsDep,
-    stores: StoresDep, scope: ScopeDep, idempotency_key: IdempotencyKey = None,
-) -> JSONResponse:  # fmt: skip
+    request: Request,
+    body: RememberRequest,
+    settings: SettingsDep,
+    jobs: JobsDep,
+    stores: StoresDep,
+    scope: ScopeDep,
+    idempotency_key: IdempotencyKey = None,
+) -> JSONResponse:
     """Accepts conversation turns and extracts durable facts from them in the background.
 
     Answers at once: extraction (an LLM call, or the rule-based extractor) runs as a durable
@@ -100,8 +105,9 @@ async def remember(
         return 202, _accepted(body, job_id, started).model_dump(mode="json")
 
     async def write(claim: Claim | None) -> Reply:
-        await check_rate(jobs.redis, jobs.namespace, scope.user_id,
-                         settings.remember_rate_per_minute)  # fmt: skip
+        await check_rate(
+            jobs.redis, jobs.namespace, scope.user_id, settings.remember_rate_per_minute
+        )
         if claim is None:
             return accepted(await enqueue_remember(jobs, talk))
         job_key = hashlib.sha256(f"{claim.user_id}\n{claim.key}".encode()).hexdigest()[:32]
@@ -152,10 +158,15 @@ def _conversation(body: RememberRequest, scope: Scope, agent: str | None) -> Con
     now = utc_now()
     turns = [Turn(m.role, m.content, m.timestamp or now, m.message_id) for m in body.messages]
     return Conversation(
-        user_id=scope.user_id, scope_agent=scope.agent_id, agent_id=agent, role=body.role,
-        session_id=body.session_id, turns=turns, labels=body.labels,
+        user_id=scope.user_id,
+        scope_agent=scope.agent_id,
+        agent_id=agent,
+        role=body.role,
+        session_id=body.session_id,
+        turns=turns,
+        labels=body.labels,
         source=body.source.model_dump(exclude_none=True) if body.source else {},
-    )  # fmt: skip
+    )
 
 
 @router.get("/remember/jobs/{job_id:path}", response_model=RememberJob)
@@ -169,6 +180,9 @@ async def remember_job(
     if status.state == "unknown":
         raise NotFound(f"Job {job_id} not found")
     return RememberJob(
-        job_id=job_id, state=status.state, attempts=status.attempts, error=status.error,
+        job_id=job_id,
+        state=status.state,
+        attempts=status.attempts,
+        error=status.error,
         result=status.result if isinstance(status.result, dict) else None,
-    )  # fmt: skip
+    )

@@ -38,8 +38,24 @@ GOAL_LINE = re.compile(
     re.I,
 )
 SWITCH_VERBS = frozenset({"move", "switch", "migrate", "replace", "ditch", "drop", "leave"})
-TEAM_NOUNS = frozenset({"stack", "backend", "frontend", "ci", "app", "database", "db", "infra",
-                        "team", "project", "service", "api", "site", "website"})  # fmt: skip
+TEAM_NOUNS = frozenset(
+    {
+        "stack",
+        "backend",
+        "frontend",
+        "ci",
+        "app",
+        "database",
+        "db",
+        "infra",
+        "team",
+        "project",
+        "service",
+        "api",
+        "site",
+        "website",
+    }
+)
 
 
 def _occupation(token: Token) -> bool:
@@ -60,8 +76,11 @@ def _apposition_facts(p: Predicate, name: Token) -> list[ExtractedFact]:
         if child.dep_ == "appos" and child.like_num and child.text.isdigit():
             age = int(child.text)
             if 5 <= age <= 120:
-                found.append(make_fact(p.clause, IDENTITY, f"User is {age} years old", slot="age",
-                                       value=str(age)))  # fmt: skip
+                found.append(
+                    make_fact(
+                        p.clause, IDENTITY, f"User is {age} years old", slot="age", value=str(age)
+                    )
+                )
         elif child.dep_ == "appos" and _occupation(child):
             found.append(_job(p, child))
             found += _apposition_facts(p, child)
@@ -122,8 +141,15 @@ def copula_facts(p: Predicate) -> list[ExtractedFact]:
             found.append(_no_longer(p, word))
         elif word == "fluent" and not p.negated:
             for language in pobjs(acomp, "in"):
-                found.append(fact(p, SKILL, f"User speaks {language.text} fluently",
-                                  slot_for("language", language.text), ACTIVE))  # fmt: skip
+                found.append(
+                    fact(
+                        p,
+                        SKILL,
+                        f"User speaks {language.text} fluently",
+                        slot_for("language", language.text),
+                        ACTIVE,
+                    )
+                )
         elif word == "based":
             found += _residence(p, pobjs(acomp, "in"), "is based in")
     if not p.negated and not p.children("attr", "acomp") and p.clause.when is None:
@@ -145,8 +171,13 @@ def relation_facts(sentence: Span, turn: Turn, lower_case: bool) -> list[Extract
             continue
         if not any(c.dep_ == "poss" and c.lower_ in POSSESSIVES for c in token.children):
             continue
-        names = [c for c in token.children if c.dep_ in ("appos", "compound", "npadvmod")
-                 and is_name(c, lower_case) and c.i > token.i]  # fmt: skip
+        names = [
+            c
+            for c in token.children
+            if c.dep_ in ("appos", "compound", "npadvmod")
+            and is_name(c, lower_case)
+            and c.i > token.i
+        ]
         if not names:
             continue
         name = name_text(names[0], lower_case)

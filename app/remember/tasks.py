@@ -48,8 +48,12 @@ async def enqueue_remember(jobs: JobQueue, talk: Conversation, job_key: str | No
 
 
 def _turn_payload(turn: Turn) -> dict[str, Any]:
-    return {"role": turn.role, "content": turn.content, "timestamp": to_iso(turn.timestamp),
-            "message_id": turn.message_id}  # fmt: skip
+    return {
+        "role": turn.role,
+        "content": turn.content,
+        "timestamp": to_iso(turn.timestamp),
+        "message_id": turn.message_id,
+    }
 
 
 def conversation_of(user_id: str, payload: dict[str, Any]) -> Conversation:
@@ -59,10 +63,15 @@ def conversation_of(user_id: str, payload: dict[str, Any]) -> Conversation:
         for t in payload["turns"]
     ]
     return Conversation(
-        user_id=user_id, scope_agent=payload.get("scope_agent"), agent_id=payload.get("agent_id"),
-        role=payload.get("role"), session_id=payload["session_id"], turns=turns,
-        labels=payload.get("labels") or {}, source=payload.get("source") or {},
-    )  # fmt: skip
+        user_id=user_id,
+        scope_agent=payload.get("scope_agent"),
+        agent_id=payload.get("agent_id"),
+        role=payload.get("role"),
+        session_id=payload["session_id"],
+        turns=turns,
+        labels=payload.get("labels") or {},
+        source=payload.get("source") or {},
+    )
 
 
 async def remember_job(ctx: JobContext) -> dict[str, Any]:
@@ -70,14 +79,20 @@ async def remember_job(ctx: JobContext) -> dict[str, Any]:
     deps = ctx.deps
     talk = conversation_of(ctx.ids[0], ctx.payload)
     activity = await sessions.touch_session(
-        deps.stores.graph, talk.user_id, talk.session_id, agent_id=talk.agent_id,
-        turns=len(talk.turns), now=to_iso(utc_now()),
-    )  # fmt: skip
+        deps.stores.graph,
+        talk.user_id,
+        talk.session_id,
+        agent_id=talk.agent_id,
+        turns=len(talk.turns),
+        now=to_iso(utc_now()),
+    )
     outcome = await remember(deps, talk)
     await deps.jobs.enqueue(
-        CONSOLIDATE, [talk.user_id, talk.session_id, activity], {},
+        CONSOLIDATE,
+        [talk.user_id, talk.session_id, activity],
+        {},
         delay_s=deps.settings.session_idle_seconds,
-    )  # fmt: skip
+    )
     return outcome.as_dict()
 
 

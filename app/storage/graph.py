@@ -142,12 +142,18 @@ class GraphStore(FalkorGraph):
     async def browse(self, scope: Scope, shown: BrowseFilter, limit: int) -> list[Memory]:
         """Memories without a query: those `shown` lets through, most important first."""
         params = {
-            "tags": list(shown.tag_prefixes), "excluded": list(shown.excluded_prefixes),
-            "start": shown.start, "end": shown.end,
-            "types": list(shown.types), "layers": list(shown.layers), "roles": list(shown.roles),
-            "now": shown.current_at, "decayed": shown.include_decayed,
-            "archived": shown.include_archived, "limit": limit,
-        }  # fmt: skip
+            "tags": list(shown.tag_prefixes),
+            "excluded": list(shown.excluded_prefixes),
+            "start": shown.start,
+            "end": shown.end,
+            "types": list(shown.types),
+            "layers": list(shown.layers),
+            "roles": list(shown.roles),
+            "now": shown.current_at,
+            "decayed": shown.include_decayed,
+            "archived": shown.include_archived,
+            "limit": limit,
+        }
         rows = await self.ro_rows(BROWSE, {**params, **scope_params(scope)})
         return [memory_from_properties(row[0]) for row in rows]
 
@@ -168,9 +174,14 @@ class GraphStore(FalkorGraph):
         return states[:limit]
 
     async def core_candidates(
-        self, scope: Scope, *, min_importance: float, since: str, limit: int,
+        self,
+        scope: Scope,
+        *,
+        min_importance: float,
+        since: str,
+        limit: int,
         include_archived: bool = False,
-    ) -> tuple[list[Memory], list[Memory], list[Memory]]:  # fmt: skip
+    ) -> tuple[list[Memory], list[Memory], list[Memory]]:
         """Pinned, most important non-pinned, and recent memories (raw layer excluded)."""
         base = {**scope_params(scope), "archived": include_archived}
         pinned, important, recent = await asyncio.gather(
@@ -202,9 +213,14 @@ class GraphStore(FalkorGraph):
         Returns None if the memory is gone or no longer at `version` (a concurrent update won).
         """
         params = {
-            "id": memory_id, "version": version, "changes": graph_values(changes),
-            "fields": sorted(changes), "actor": actor, "now": now, **scope_params(scope),
-        }  # fmt: skip
+            "id": memory_id,
+            "version": version,
+            "changes": graph_values(changes),
+            "fields": sorted(changes),
+            "actor": actor,
+            "now": now,
+            **scope_params(scope),
+        }
         rows = await self.query(UPDATE_MEMORY, params)
         return to_memory(rows[0][0]) if rows else None
 
@@ -216,12 +232,21 @@ class GraphStore(FalkorGraph):
         return [row[0] for row in await self.query(DELETE_MEMORIES, params)]
 
     async def list_by_tags(
-        self, scope: Scope, tags: Sequence[str], *, limit: int, offset: int,
+        self,
+        scope: Scope,
+        tags: Sequence[str],
+        *,
+        limit: int,
+        offset: int,
         include_archived: bool = False,
-    ) -> list[Memory]:  # fmt: skip
+    ) -> list[Memory]:
         """Memories having any of the tags (case-insensitive), most important first."""
-        params = {"tags": [t.lower() for t in tags], "limit": limit, "offset": offset,
-                  "archived": include_archived}  # fmt: skip
+        params = {
+            "tags": [t.lower() for t in tags],
+            "limit": limit,
+            "offset": offset,
+            "archived": include_archived,
+        }
         rows = await self.ro_rows(LIST_BY_TAGS, {**params, **scope_params(scope)})
         return [memory_from_properties(row[0]) for row in rows]
 

@@ -14,17 +14,44 @@ from app.storage.vectors import VectorPoint
 from app.storage.vectors.base import SHARED_LIVE
 
 PAYLOAD_FIELDS = (
-    "user_id", "agent_id", "agent_lineage", "type", "layer", "role", "pinned", "archived",
-    "importance", "confidence", "tags", "tag_prefixes", "categories", "labels",
-    "timestamp", "t_valid", "t_invalid", "created_at", "updated_at", "expires_at", "version",
+    "user_id",
+    "agent_id",
+    "agent_lineage",
+    "type",
+    "layer",
+    "role",
+    "pinned",
+    "archived",
+    "importance",
+    "confidence",
+    "tags",
+    "tag_prefixes",
+    "categories",
+    "labels",
+    "timestamp",
+    "t_valid",
+    "t_invalid",
+    "created_at",
+    "updated_at",
+    "expires_at",
+    "version",
     "relevance_score",
-)  # fmt: skip
+)
 # Not filtered on, but carried so that the graph can be rebuilt from the points if it is lost
 # (`engram recover-from-vectors`); absent rather than null when unset.
 RECOVERY_FIELDS = (
-    "content", "summary", "metadata", "source", "session_id", "slot", "ttl_days", "protected",
-    "archived_at", "derived_from", "superseded_by",
-)  # fmt: skip
+    "content",
+    "summary",
+    "metadata",
+    "source",
+    "session_id",
+    "slot",
+    "ttl_days",
+    "protected",
+    "archived_at",
+    "derived_from",
+    "superseded_by",
+)
 
 
 def label_pairs(labels: dict[str, Any]) -> list[str]:

@@ -76,9 +76,13 @@ async def with_same_content(graph: GraphStore, rows: Sequence[dict[str, str]]) -
 
 
 async def create(
-    graph: GraphStore, memories: Sequence[dict[str, Any]], *, actor: str, now: str,
+    graph: GraphStore,
+    memories: Sequence[dict[str, Any]],
+    *,
+    actor: str,
+    now: str,
     action: str = "import",
-) -> None:  # fmt: skip
+) -> None:
     """Creates memories from their properties, each with an audit event `action`."""
     params = {"rows": list(memories), "actor": actor, "now": now, "action": action}
     await graph.query(CREATE, params)

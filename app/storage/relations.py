@@ -67,9 +67,14 @@ RETURN s.id, type(r), coalesce(r.strength, 0.5), properties(m)
 
 
 async def create_edges(
-    graph: GraphStore, scope: Scope, name: str, rows: Sequence[dict[str, Any]], *, actor: str,
+    graph: GraphStore,
+    scope: Scope,
+    name: str,
+    rows: Sequence[dict[str, Any]],
+    *,
+    actor: str,
     now: str,
-) -> set[int]:  # fmt: skip
+) -> set[int]:
     """Creates (or updates) edges of one type; returns the row indexes that were written."""
     params = {"rows": list(rows), "actor": actor, "now": now, **scope_params(scope)}
     return {row[0] for row in await graph.query(CREATE[name], params)}
@@ -91,13 +96,23 @@ async def related(
 
 
 async def expand(
-    graph: GraphStore, scope: Scope, seeds: Sequence[str], *, types: Sequence[str],
-    min_strength: float, min_importance: float, limit: int,
-) -> list[tuple[str, str, float, Any]]:  # fmt: skip
+    graph: GraphStore,
+    scope: Scope,
+    seeds: Sequence[str],
+    *,
+    types: Sequence[str],
+    min_strength: float,
+    min_importance: float,
+    limit: int,
+) -> list[tuple[str, str, float, Any]]:
     """Neighbours of the seeds over `types` in one query: (seed, type, strength, memory)."""
     params = {
-        "seeds": list(seeds), "types": list(types), "min_strength": min_strength,
-        "min_importance": min_importance, "limit": limit, **scope_params(scope),
-    }  # fmt: skip
+        "seeds": list(seeds),
+        "types": list(types),
+        "min_strength": min_strength,
+        "min_importance": min_importance,
+        "limit": limit,
+        **scope_params(scope),
+    }
     rows = await graph.ro_rows(EXPAND, params)
     return [(row[0], row[1], float(row[2]), memory_from_properties(row[3])) for row in rows]

@@ -33,9 +33,13 @@ MERGE (a)-[r:PRECEDED_BY]->(b) SET r.session = true
 
 
 async def link_sequences(
-    graph: GraphStore, user_id: str, keys: dict[str, str], firsts: Sequence[dict[str, Any]],
-    pairs: Sequence[dict[str, str]], since: str,
-) -> None:  # fmt: skip
+    graph: GraphStore,
+    user_id: str,
+    keys: dict[str, str],
+    firsts: Sequence[dict[str, Any]],
+    pairs: Sequence[dict[str, str]],
+    since: str,
+) -> None:
     """Records the keys, links each run's first to its earlier write, and the runs' turns."""
     if not keys:
         return

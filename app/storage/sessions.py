@@ -97,12 +97,22 @@ RETURN m.user_id, m.agent_id, m.id ORDER BY m.created_at LIMIT $limit
 
 
 async def touch_session(
-    graph: GraphStore, user_id: str, session_id: str, *, agent_id: str | None, turns: int,
+    graph: GraphStore,
+    user_id: str,
+    session_id: str,
+    *,
+    agent_id: str | None,
+    turns: int,
     now: str,
-) -> int:  # fmt: skip
+) -> int:
     """Records activity on a session (created on first use); returns its activity counter."""
-    params = {"user_id": user_id, "session_id": session_id, "agent_id": agent_id,
-              "turns": turns, "now": now}  # fmt: skip
+    params = {
+        "user_id": user_id,
+        "session_id": session_id,
+        "agent_id": agent_id,
+        "turns": turns,
+        "now": now,
+    }
     rows = await graph.query(TOUCH_SESSION, params)
     return int(rows[0][0])
 

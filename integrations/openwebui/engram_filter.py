@@ -108,8 +108,11 @@ class Filter:
         asked = last_index(messages, "user")
         if asked is None:
             return body
-        query = {"query": message_text(messages[asked]), "max_tokens": self.valves.max_tokens,
-                 "include_core": self.valves.include_core}  # fmt: skip
+        query = {
+            "query": message_text(messages[asked]),
+            "max_tokens": self.valves.max_tokens,
+            "include_core": self.valves.include_core,
+        }
         try:
             found = await self._post("/recall/context", query, __user__)
         except (httpx.HTTPError, ValueError) as exc:
@@ -141,10 +144,13 @@ class Filter:
         if answered is None or asked is None or asked > answered:
             return body
         turns = [
-            {"role": messages[i]["role"], "content": message_text(messages[i]),
-             **({"message_id": str(messages[i]["id"])} if messages[i].get("id") else {})}
+            {
+                "role": messages[i]["role"],
+                "content": message_text(messages[i]),
+                **({"message_id": str(messages[i]["id"])} if messages[i].get("id") else {}),
+            }
             for i in (asked, answered)
-        ]  # fmt: skip
+        ]
         chat_id = chat_id_of(body, __metadata__)
         exchange: dict[str, Any] = {
             "messages": turns,

@@ -26,9 +26,12 @@ class LiveServer:
     settings: Settings
 
     def run(
-        self, *args: str, admin_key: str | None = ADMIN_KEY, input: str | None = None,
+        self,
+        *args: str,
+        admin_key: str | None = ADMIN_KEY,
+        input: str | None = None,
         env: dict[str, str] | None = None,
-    ) -> Result:  # fmt: skip
+    ) -> Result:
         """`engram <args>` against this server (`input`: what the operator types)."""
         variables = {"ENGRAM_URL": self.url, "ENGRAM_ADMIN_KEY": admin_key or "", **(env or {})}
         return CliRunner().invoke(cli, list(args), env=variables, input=input)
@@ -37,9 +40,13 @@ class LiveServer:
 class _ServerThread:
     def __init__(self, settings: Settings, port: int) -> None:
         config = uvicorn.Config(
-            create_app(settings), host="127.0.0.1", port=port, loop="asyncio",
-            log_level="warning", access_log=False,
-        )  # fmt: skip
+            create_app(settings),
+            host="127.0.0.1",
+            port=port,
+            loop="asyncio",
+            log_level="warning",
+            access_log=False,
+        )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, name="engram-live", daemon=True)
 

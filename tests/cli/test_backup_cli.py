@@ -73,8 +73,9 @@ def test_backup_json_summary_names_the_parts(
 def test_recover_from_vectors_after_the_graph_is_lost(falkordb_url: str, tmp_path: Path) -> None:
     server, thread = start_live_server(test_settings(tmp_path, falkordb_url=falkordb_url))
     try:
-        stored = httpx.post(f"{server.url}/memory", json={"content": "Recovered by the CLI"},
-                            headers=ALICE)  # fmt: skip
+        stored = httpx.post(
+            f"{server.url}/memory", json={"content": "Recovered by the CLI"}, headers=ALICE
+        )
         assert stored.status_code == 201
         refused = server.run("recover-from-vectors")
         assert refused.exit_code == FAILED and "never replaces" in refused.output

@@ -11,23 +11,28 @@ from tests.conftest import ALICE_KEY
 
 ALICE = {"Authorization": f"Bearer {ALICE_KEY}"}
 # The data directory's server embeds like the live test server.
-EMBEDDED = {"EMBEDDING_PROVIDER": "hash", "EMBEDDING_DIMENSIONS": "8",
-            "ENGRAM_GENERATE_LOCAL_KEY": "false"}  # fmt: skip
+EMBEDDED = {
+    "EMBEDDING_PROVIDER": "hash",
+    "EMBEDDING_DIMENSIONS": "8",
+    "ENGRAM_GENERATE_LOCAL_KEY": "false",
+}
 
 
 def test_restore_into_an_empty_data_dir_then_read_it(
     live_server: LiveServer, tmp_path: Path
 ) -> None:
-    stored = httpx.post(f"{live_server.url}/memory", json={"content": "Restored offline"},
-                        headers=ALICE)  # fmt: skip
+    stored = httpx.post(
+        f"{live_server.url}/memory", json={"content": "Restored offline"}, headers=ALICE
+    )
     assert stored.status_code == 201
     archive = tmp_path / "b.tar.gz"
     assert live_server.run("backup", "--out", str(archive)).exit_code == 0
     total = json.loads(live_server.run("--json", "status").stdout)["health"]["memory_count"]
 
     data_dir = tmp_path / "data"
-    restored = live_server.run("--data-dir", str(data_dir), "--json", "restore", str(archive),
-                               env=EMBEDDED)  # fmt: skip
+    restored = live_server.run(
+        "--data-dir", str(data_dir), "--json", "restore", str(archive), env=EMBEDDED
+    )
     assert restored.exit_code == 0, restored.output
     report = json.loads(restored.stdout)
     assert report["verified"] and report["memories"] == total

@@ -19,8 +19,9 @@ ALICE = {"Authorization": f"Bearer {ALICE_KEY}"}
 
 @pytest.fixture(scope="module")
 def server(falkordb_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    settings = test_settings(tmp_path_factory.mktemp("maint"), falkordb_url=falkordb_url,
-                             **FAST_JOBS)  # fmt: skip
+    settings = test_settings(
+        tmp_path_factory.mktemp("maint"), falkordb_url=falkordb_url, **FAST_JOBS
+    )
     live, thread = start_live_server(settings)
     items = [{"content": f"maintenance memory {i}"} for i in range(5)]
     stored = httpx.post(f"{live.url}/memory/batch", json={"memories": items}, headers=ALICE)
@@ -43,13 +44,17 @@ def test_reembed_honours_limit_and_shows_the_result(server: LiveServer) -> None:
 
 def test_automems_admin_headers_are_accepted(server: LiveServer) -> None:
     for header in ("X-Admin-Token", "X-Admin-Api-Key"):
-        response = httpx.post(f"{server.url}/admin/reembed", json={"limit": 1},
-                              headers={**ALICE, header: ADMIN_KEY})  # fmt: skip
+        response = httpx.post(
+            f"{server.url}/admin/reembed", json={"limit": 1}, headers={**ALICE, header: ADMIN_KEY}
+        )
         assert response.status_code == 202, response.text
     wrong = httpx.post(f"{server.url}/admin/reembed", json={}, headers={"X-Admin-Token": "no"})
     assert wrong.status_code == 401
-    too_big = httpx.post(f"{server.url}/admin/reembed", json={"batch_size": 101},
-                         headers={"X-Admin-Token": ADMIN_KEY})  # fmt: skip
+    too_big = httpx.post(
+        f"{server.url}/admin/reembed",
+        json={"batch_size": 101},
+        headers={"X-Admin-Token": ADMIN_KEY},
+    )
     assert too_big.status_code == 400
 
 

@@ -16,15 +16,32 @@ from tests.ops.test_portable import AUTOMEM_ID, AUTOMEM_OTHER
 
 ALICE = {"Authorization": f"Bearer {ALICE_KEY}"}
 AUTOMEM_DUMP = {
-    "timestamp": "20250301_120000", "graph_name": "memories",
+    "timestamp": "20250301_120000",
+    "graph_name": "memories",
     "nodes": [
-        {"id": 0, "labels": ["Memory"], "properties": {
-            "id": AUTOMEM_ID, "content": "Chose PostgreSQL for billing", "type": "Decision",
-            "timestamp": "2025-03-04T10:00:00+00:00", "importance": 0.8, "tags": ["billing"],
-            "metadata": "{\"source\": \"slack\"}"}},
-        {"id": 1, "labels": ["Memory"], "properties": {
-            "id": AUTOMEM_OTHER, "content": "Billing migrations run with Alembic",
-            "timestamp": "2025-03-05T10:00:00+00:00", "metadata": "{}"}},
+        {
+            "id": 0,
+            "labels": ["Memory"],
+            "properties": {
+                "id": AUTOMEM_ID,
+                "content": "Chose PostgreSQL for billing",
+                "type": "Decision",
+                "timestamp": "2025-03-04T10:00:00+00:00",
+                "importance": 0.8,
+                "tags": ["billing"],
+                "metadata": '{"source": "slack"}',
+            },
+        },
+        {
+            "id": 1,
+            "labels": ["Memory"],
+            "properties": {
+                "id": AUTOMEM_OTHER,
+                "content": "Billing migrations run with Alembic",
+                "timestamp": "2025-03-05T10:00:00+00:00",
+                "metadata": "{}",
+            },
+        },
         {"id": 2, "labels": ["Pattern"], "properties": {"type": "Decision", "id": "p1"}},
     ],
     "relationships": [
@@ -32,14 +49,15 @@ AUTOMEM_DUMP = {
         {"source_id": 0, "type": "EXEMPLIFIES", "target_id": 2, "properties": {}},
     ],
     "stats": {"node_count": 3, "relationship_count": 2},
-}  # fmt: skip
+}
 
 
 def test_export_then_import_into_another_server(
     live_server: LiveServer, falkordb_url: str, tmp_path: Path
 ) -> None:
-    stored = httpx.post(f"{live_server.url}/memory", json={"content": "Exported by the CLI"},
-                        headers=ALICE)  # fmt: skip
+    stored = httpx.post(
+        f"{live_server.url}/memory", json={"content": "Exported by the CLI"}, headers=ALICE
+    )
     assert stored.status_code == 201
     out = tmp_path / "memories.jsonl"
     result = live_server.run("--json", "export", "--out", str(out))

@@ -93,7 +93,13 @@ def test_engram_worker_is_python_m_app_worker(tmp_path) -> None:
     """`engram worker` replaces itself with the worker, which refuses the embedded default."""
     env = {k: v for k, v in os.environ.items() if k not in ("FALKORDB_URL", "QDRANT_URL")}
     env["ENGRAM_DATA_DIR"] = str(tmp_path)
-    done = subprocess.run([sys.executable, "-m", "app.cli", "worker"], env=env, cwd=os.getcwd(),
-                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "app.cli", "worker"],
+        env=env,
+        cwd=os.getcwd(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 2
     assert "A separate worker needs shared servers" in done.stderr

@@ -235,9 +235,10 @@ async def test_reprocess_queues_forced_jobs_for_admins_only(client: httpx.AsyncC
     assert job["state"] == "queued"
 
     by_filter = await client.post(
-        "/enrichment/reprocess", json={"user_id": "alice", "enrichment_status": "done"},
+        "/enrichment/reprocess",
+        json={"user_id": "alice", "enrichment_status": "done"},
         headers=ADMIN,
-    )  # fmt: skip
+    )
     assert by_filter.json()["ids"] == [memory_id]
 
 
@@ -269,9 +270,13 @@ async def llm_client(
 ) -> AsyncIterator[httpx.AsyncClient]:
     llm_server.reset()
     settings = test_settings(
-        tmp_path, falkordb_url=falkordb_url, llm_base_url=llm_server.base_url,
-        llm_model="fake-model", llm_max_retries=0, enrichment_circuit_cooldown_s=300,
-    )  # fmt: skip
+        tmp_path,
+        falkordb_url=falkordb_url,
+        llm_base_url=llm_server.base_url,
+        llm_model="fake-model",
+        llm_max_retries=0,
+        enrichment_circuit_cooldown_s=300,
+    )
     async with running_client(settings) as client:
         yield client
 
@@ -293,8 +298,9 @@ async def test_the_llm_types_what_no_pattern_could(
     typed = await get(llm_client, memory_id)
     assert (typed["type"], typed["confidence"]) == ("Insight", 0.8)
     assert typed["metadata"]["classification"] == {
-        "method": "llm", "needs_reclassification": False,
-    }  # fmt: skip
+        "method": "llm",
+        "needs_reclassification": False,
+    }
     status = (await llm_client.get("/enrichment/status", headers=ALICE)).json()
     assert status["classification"]["llm_successes"] == 1
     assert status["llm"]["tokens"]["total"] > 0

@@ -37,8 +37,12 @@ def test_an_unexpected_error_is_a_500_on_a_connection_that_stays_open(
         status, _, body = request(conn, "GET", "/test/broken")
         socket_used = conn.sock
         assert status == 500
-        assert body == {"status": "error", "code": 500, "error": "internal_error",
-                        "message": "Internal server error"}  # fmt: skip
+        assert body == {
+            "status": "error",
+            "code": 500,
+            "error": "internal_error",
+            "message": "Internal server error",
+        }
         status, _, _ = request(conn, "POST", "/memory", {"content": "Bob likes tea"})
         assert status == 201
         assert conn.sock is socket_used  # the same keep-alive connection

@@ -28,13 +28,33 @@ SCHEMATHESIS = Path(sys.executable).parent / "schemathesis"
 def fuzz(base: str, key: str, paths: str, examples: int, report: Path) -> dict:
     """One schemathesis run over the operations whose path matches `paths`; its JSON report."""
     command = [
-        str(SCHEMATHESIS), "run", f"{base}/openapi.json", "--url", base,
-        "--header", f"Authorization: Bearer {key}",
-        "--include-path-regex", paths, "--checks", "all",
-        "--max-examples", str(examples), "--seed", str(SEED), "--workers", "1",
-        "--request-timeout", "30", "--no-color", "--output-truncate", "true",
-        "--report", "json", "--report-json-path", str(report),
-    ]  # fmt: skip
+        str(SCHEMATHESIS),
+        "run",
+        f"{base}/openapi.json",
+        "--url",
+        base,
+        "--header",
+        f"Authorization: Bearer {key}",
+        "--include-path-regex",
+        paths,
+        "--checks",
+        "all",
+        "--max-examples",
+        str(examples),
+        "--seed",
+        str(SEED),
+        "--workers",
+        "1",
+        "--request-timeout",
+        "30",
+        "--no-color",
+        "--output-truncate",
+        "true",
+        "--report",
+        "json",
+        "--report-json-path",
+        str(report),
+    ]
     done = subprocess.run(  # in the test's directory: schemathesis keeps its state in the cwd
         command, capture_output=True, text=True, timeout=900, check=False, cwd=report.parent
     )
@@ -51,11 +71,21 @@ def test_fuzzing_finds_no_server_error_and_no_undocumented_status(
     settings = test_settings(tmp_path, falkordb_url=falkordb_url, remember_rate_per_minute=100_000)
     with serve(create_app(settings)) as base:
         runs = [
-            fuzz(base, ALICE_KEY, "^/(?!admin|mcp|backup|consolidate)", EXAMPLES,
-                 tmp_path / "user.json"),
-            fuzz(base, ADMIN_KEY, "^/(admin/(jobs|dead-letters|sync)|backup|consolidate)",
-                 max(1, EXAMPLES // 3), tmp_path / "admin.json"),
-        ]  # fmt: skip
+            fuzz(
+                base,
+                ALICE_KEY,
+                "^/(?!admin|mcp|backup|consolidate)",
+                EXAMPLES,
+                tmp_path / "user.json",
+            ),
+            fuzz(
+                base,
+                ADMIN_KEY,
+                "^/(admin/(jobs|dead-letters|sync)|backup|consolidate)",
+                max(1, EXAMPLES // 3),
+                tmp_path / "admin.json",
+            ),
+        ]
     gating, reported = [], []
     for run in runs:
         assert run["complete"] and run["operations"]["tested"] > 0

@@ -34,15 +34,27 @@ BAD_BODIES = [
     ("/memory", {"content": "ok", "labels": {"k": [SURROGATE]}}, "'labels.k[0]'", "surrogate"),
     ("/memory", {"content": "ok", "source": {"chat_id": NUL}}, "'source.chat_id'", "NUL"),
     ("/memory", {"content": "ok", "categories": [NUL]}, "'categories[0]'", "NUL"),
-    ("/memory/batch", {"memories": [{"content": "ok"}, {"content": NUL}]},
-     "'memories[1].content'", "NUL"),
-    ("/memory/batch", {"memories": [{"content": "ok", "tags": [SURROGATE]}]},
-     "'memories[0].tags[0]'", "surrogate"),
+    (
+        "/memory/batch",
+        {"memories": [{"content": "ok"}, {"content": NUL}]},
+        "'memories[1].content'",
+        "NUL",
+    ),
+    (
+        "/memory/batch",
+        {"memories": [{"content": "ok", "tags": [SURROGATE]}]},
+        "'memories[0].tags[0]'",
+        "surrogate",
+    ),
     ("/recall", {"query": NUL}, "'query'", "NUL"),
     ("/remember", {"content": SURROGATE}, "'content'", "surrogate"),
-    ("/associate", {"memory1_id": NUL, "memory2_id": "x", "type": "RELATES_TO"},
-     "'memory1_id'", "NUL"),
-]  # fmt: skip
+    (
+        "/associate",
+        {"memory1_id": NUL, "memory2_id": "x", "type": "RELATES_TO"},
+        "'memory1_id'",
+        "NUL",
+    ),
+]
 
 
 @pytest.mark.parametrize(("path", "body", "where", "what"), BAD_BODIES)
@@ -105,8 +117,10 @@ async def test_valid_unicode_passes_the_guard(app_client: httpx.AsyncClient):
     [
         ({"content": "ok", "metadata": {"v": "x" * 10_000_000}}, f"at most {MAX_METADATA_BYTES}"),
         ({"content": "ok", "metadata": {"v": "x" * MAX_METADATA_BYTES}}, "'metadata'"),
-        ({"content": "ok", "metadata": {"v": [[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]}},
-         "nested at most"),
+        (
+            {"content": "ok", "metadata": {"v": [[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]}},
+            "nested at most",
+        ),
         ({"content": "ok", "tags": [f"t{i}" for i in range(51)]}, "at most 50 tags"),
         ({"content": "ok", "tags": ["x" * 129]}, "at most 128 characters"),
         ({"content": "ok", "categories": [f"c{i}" for i in range(51)]}, "at most 50 items"),
@@ -114,7 +128,7 @@ async def test_valid_unicode_passes_the_guard(app_client: httpx.AsyncClient):
         ({"content": "ok", "labels": {"k": ["x" * 501]}}, "at most 500 characters"),
         ({"content": "ok", "labels": {"k\n": "v"}}, "must match"),
     ],
-)  # fmt: skip
+)
 async def test_oversized_fields_are_400_and_write_nothing(
     app_client: httpx.AsyncClient, body: dict, message: str
 ):

@@ -68,12 +68,20 @@ class Load:
 def start_engram(data_dir: Path, log: Path, **env: str) -> tuple[subprocess.Popen, str]:
     port = free_port()
     env = {
-        **os.environ, "ENGRAM_DATA_DIR": str(data_dir), "ENGRAM_PORT": str(port),
-        "FALKORDB_PORT": str(free_port()), "ENGRAM_API_KEYS": json.dumps(API_KEYS),
-        "ENGRAM_ADMIN_KEY": ADMIN_KEY, "EMBEDDING_PROVIDER": "hash", "EMBEDDING_DIMENSIONS": "8",
-        "ENGRAM_LOG_FORMAT": "text", "ENGRAM_WORKERS": "2", "ENRICHMENT_ENABLED": "false",
-        "JOBS_SWEEP_S": "1", **env,
-    }  # fmt: skip
+        **os.environ,
+        "ENGRAM_DATA_DIR": str(data_dir),
+        "ENGRAM_PORT": str(port),
+        "FALKORDB_PORT": str(free_port()),
+        "ENGRAM_API_KEYS": json.dumps(API_KEYS),
+        "ENGRAM_ADMIN_KEY": ADMIN_KEY,
+        "EMBEDDING_PROVIDER": "hash",
+        "EMBEDDING_DIMENSIONS": "8",
+        "ENGRAM_LOG_FORMAT": "text",
+        "ENGRAM_WORKERS": "2",
+        "ENRICHMENT_ENABLED": "false",
+        "JOBS_SWEEP_S": "1",
+        **env,
+    }
     with log.open("ab") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "app"], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT

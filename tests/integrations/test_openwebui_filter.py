@@ -35,9 +35,12 @@ async def base_url(
 ) -> AsyncIterator[str]:
     # The local model, as an Open WebUI user runs it: relevance needs real vectors.
     settings = test_settings(
-        tmp_path_factory.mktemp("owui"), falkordb_url=falkordb_url, workers=1,
-        embedding_provider="local", embedding_dimensions=None,
-    )  # fmt: skip
+        tmp_path_factory.mktemp("owui"),
+        falkordb_url=falkordb_url,
+        workers=1,
+        embedding_provider="local",
+        embedding_dimensions=None,
+    )
     async with live_server(settings) as url:
         yield url
 

@@ -84,8 +84,9 @@ async def test_a_dry_run_writes_nothing_and_a_user_run_stays_in_its_user(
     app_client: httpx.AsyncClient,
 ):
     before = await summaries(app_client)
-    carol = [await put(app_client, auth(BOB_KEY), f"Bob swam {k}", near(6, 0.1 * k))
-             for k in range(3)]  # fmt: skip
+    carol = [
+        await put(app_client, auth(BOB_KEY), f"Bob swam {k}", near(6, 0.1 * k)) for k in range(3)
+    ]
     deps = runtime(app_client)
     dry = await run_clustering(deps, ClusterConfig(), utc_now(), user_id="bob", dry_run=True)
     assert dry["created"] == 1 and await summaries(app_client) == before
@@ -98,8 +99,13 @@ async def test_a_dry_run_writes_nothing_and_a_user_run_stays_in_its_user(
 async def test_the_llm_writes_the_summary_when_configured(falkordb_url: str, tmp_path):
     reply = '{"summary": "Alice runs most mornings, 5 to 9 km."}'
     with FakeOpenAI(FakeOpenAIConfig(chat_reply=reply)) as server:
-        settings = test_settings(tmp_path, falkordb_url=falkordb_url, llm_base_url=server.base_url,
-                                 llm_model="fake-model", enrichment_enabled=False)  # fmt: skip
+        settings = test_settings(
+            tmp_path,
+            falkordb_url=falkordb_url,
+            llm_base_url=server.base_url,
+            llm_model="fake-model",
+            enrichment_enabled=False,
+        )
         async with running_client(settings) as client:
             for k in range(3):
                 await put(client, auth(ALICE_KEY), f"Ran {k + 5} km", near(0, 0.1 * k))

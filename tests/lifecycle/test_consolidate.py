@@ -40,8 +40,9 @@ async def runner(app_client: httpx.AsyncClient):
 
 
 async def test_consolidate_needs_the_admin_key(app_client: httpx.AsyncClient):
-    response = await app_client.post("/consolidate", json={"mode": "decay"},
-                                     headers=auth(ALICE_KEY))  # fmt: skip
+    response = await app_client.post(
+        "/consolidate", json={"mode": "decay"}, headers=auth(ALICE_KEY)
+    )
     assert response.status_code == 403
     assert (await app_client.get("/consolidate/status", headers=auth(ALICE_KEY))).status_code == 403
 
@@ -57,8 +58,9 @@ async def test_an_unknown_mode_is_a_400(app_client: httpx.AsyncClient):
 async def test_a_run_is_a_job_whose_result_is_automems_object(
     app_client: httpx.AsyncClient, runner: JobRunner
 ):
-    await app_client.post("/memory", json={"content": "Some note", "type": "Fact"},
-                          headers=auth(ALICE_KEY))  # fmt: skip
+    await app_client.post(
+        "/memory", json={"content": "Some note", "type": "Fact"}, headers=auth(ALICE_KEY)
+    )
     response = await app_client.post(
         "/consolidate", json={"mode": "full", "dry_run": False}, headers=ADMIN
     )
@@ -90,10 +92,17 @@ async def test_a_run_is_a_job_whose_result_is_automems_object(
 async def test_history_is_pruned(app_client: httpx.AsyncClient):
     graph = runtime(app_client).stores.graph
     for n in range(5):
-        run = {"id": f"run-{n}", "mode": "decay", "task": "decay", "success": True,
-               "dry_run": True, "started_at": f"2026-01-0{n + 1}T00:00:00+00:00",
-               "completed_at": f"2026-01-0{n + 1}T00:00:01+00:00", "result": {},
-               "trigger": "manual"}  # fmt: skip
+        run = {
+            "id": f"run-{n}",
+            "mode": "decay",
+            "task": "decay",
+            "success": True,
+            "dry_run": True,
+            "started_at": f"2026-01-0{n + 1}T00:00:00+00:00",
+            "completed_at": f"2026-01-0{n + 1}T00:00:01+00:00",
+            "result": {},
+            "trigger": "manual",
+        }
         await store.record_run(graph, run, keep=3)
     kept = await store.run_history(graph, 10)
     assert len(kept) <= 3
@@ -162,9 +171,13 @@ async def test_a_running_service_and_a_second_worker_run_a_due_task_once(
     falkordb_url: str, tmp_path
 ):
     settings = test_settings(
-        tmp_path, falkordb_url=falkordb_url, workers=1, backlog_scan=False,
-        consolidation_tick_s=0.1, consolidation_decay_interval_s=DAY,
-    )  # fmt: skip
+        tmp_path,
+        falkordb_url=falkordb_url,
+        workers=1,
+        backlog_scan=False,
+        consolidation_tick_s=0.1,
+        consolidation_decay_interval_s=DAY,
+    )
     async with running_client(settings) as client:
         deps = runtime(client)
         assert deps.scheduler_running  # the service ticks its own scheduler (start_workers)

@@ -40,15 +40,17 @@ async def test_decay_stores_the_score_on_the_node_and_the_payload(app_client: ht
     points = await stores.vectors.retrieve([memory_id])
     assert points[memory_id].payload["relevance_score"] == score
 
-    later = await run_pass(stores, LifecycleConfig(), utc_now() + LATER, forget=False,
-                           user_id="alice")  # fmt: skip
+    later = await run_pass(
+        stores, LifecycleConfig(), utc_now() + LATER, forget=False, user_id="alice"
+    )
     assert later["archived"] == 0  # decay alone never archives
     assert (await get(app_client, memory_id))["relevance_score"] < score
 
 
 async def test_forgetting_archives_only_what_no_protection_covers(app_client: httpx.AsyncClient):
-    plain = await create(app_client, content="An unremarkable note about lunch", type="Fact",
-                         tags=["lunch"])  # fmt: skip
+    plain = await create(
+        app_client, content="An unremarkable note about lunch", type="Fact", tags=["lunch"]
+    )
     kept = {
         "pinned": await create(app_client, content="Pinned note", type="Fact", pinned=True),
         "protected": await create(app_client, content="Kept note", type="Fact", protected=True),
@@ -63,13 +65,15 @@ async def test_forgetting_archives_only_what_no_protection_covers(app_client: ht
         {"id": kept["grace_period"], "at": used_at},
     )
     stores = runtime(app_client).stores
-    dry = await run_pass(stores, LifecycleConfig(), utc_now() + LATER, forget=True,
-                         user_id="alice", dry_run=True)  # fmt: skip
+    dry = await run_pass(
+        stores, LifecycleConfig(), utc_now() + LATER, forget=True, user_id="alice", dry_run=True
+    )
     assert plain in dry["archived_ids"]
     assert not (await get(app_client, plain))["archived"]  # a dry run writes nothing
 
-    report = await run_pass(stores, LifecycleConfig(), utc_now() + LATER, forget=True,
-                            user_id="alice")  # fmt: skip
+    report = await run_pass(
+        stores, LifecycleConfig(), utc_now() + LATER, forget=True, user_id="alice"
+    )
     assert plain in report["archived_ids"]
     for reason, memory_id in kept.items():
         memory = await get(app_client, memory_id)
@@ -89,8 +93,9 @@ def core_ids(core: dict) -> set[str]:
 
 
 async def test_archive_hides_and_restore_returns(app_client: httpx.AsyncClient):
-    memory_id = await create(app_client, content="Zanzibar ferry timetable", type="Fact",
-                             tags=["ferry"])  # fmt: skip
+    memory_id = await create(
+        app_client, content="Zanzibar ferry timetable", type="Fact", tags=["ferry"]
+    )
     stores = runtime(app_client).stores
     await run_pass(stores, LifecycleConfig(), utc_now() + LATER, forget=True, user_id="alice")
     assert (await get(app_client, memory_id))["archived"]
@@ -126,8 +131,9 @@ async def test_archive_hides_and_restore_returns(app_client: httpx.AsyncClient):
     recall = (await app_client.get("/recall", params={"query": "Zanzibar ferry"}, headers=H)).json()
     assert memory_id in [r["id"] for r in recall["results"]]
     # Restoring counts as a use: the next run leaves it alone (grace period).
-    await run_pass(stores, LifecycleConfig(), utc_now() + timedelta(days=1), forget=True,
-                   user_id="alice")  # fmt: skip
+    await run_pass(
+        stores, LifecycleConfig(), utc_now() + timedelta(days=1), forget=True, user_id="alice"
+    )
     assert not (await get(app_client, memory_id))["archived"]
 
 

@@ -16,8 +16,13 @@ def scored(relevance_score: float | None, ranks: dict[str, int] | None = None) -
 
 def test_a_memory_still_in_use_ranks_above_an_equal_match_that_faded():
     assert scored(0.9) > scored(0.1)
-    used = score(Candidate("m", ranks={"dense": 0}), {**FACTS, "relevance_score": 0.9}, now=NOW,
-                 weights=Weights(), channels=["dense"])  # fmt: skip
+    used = score(
+        Candidate("m", ranks={"dense": 0}),
+        {**FACTS, "relevance_score": 0.9},
+        now=NOW,
+        weights=Weights(),
+        channels=["dense"],
+    )
     assert used.components["relevance"] == 0.9 * Weights().relevance
 
 

@@ -15,8 +15,13 @@ NOW = datetime(2026, 6, 1, tzinfo=UTC)
 def facts(age_days: float = 0, idle_days: float | None = None, **fields) -> Facts:
     created = NOW - timedelta(days=age_days)
     accessed = NOW - timedelta(days=idle_days) if idle_days is not None else created
-    values = {"type": "Fact", "importance": 0.5, "confidence": 0.5,
-              "created_at": to_iso(created), "last_accessed": to_iso(accessed)}  # fmt: skip
+    values = {
+        "type": "Fact",
+        "importance": 0.5,
+        "confidence": 0.5,
+        "created_at": to_iso(created),
+        "last_accessed": to_iso(accessed),
+    }
     values.update(fields)
     return Facts(**values)
 
@@ -82,8 +87,13 @@ def test_configured_half_lives_apply():
 def props(age_days: float = 400, idle_days: float | None = None, **fields) -> dict:
     created = NOW - timedelta(days=age_days)
     accessed = NOW - timedelta(days=idle_days) if idle_days is not None else created
-    values = {"type": "Fact", "importance": 0.3, "created_at": to_iso(created),
-              "last_accessed": to_iso(accessed), "layer": "consolidated"}  # fmt: skip
+    values = {
+        "type": "Fact",
+        "importance": 0.3,
+        "created_at": to_iso(created),
+        "last_accessed": to_iso(accessed),
+        "layer": "consolidated",
+    }
     return {**values, **fields}
 
 

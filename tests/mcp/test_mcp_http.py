@@ -18,9 +18,19 @@ from tests.conftest import ALICE_KEY, BOB_KEY, test_settings
 from tests.live import live_server
 
 TOOLS = {
-    "remember", "remember_status", "store", "get", "update", "delete", "recall", "context",
-    "core", "associate", "related", "entities",
-}  # fmt: skip
+    "remember",
+    "remember_status",
+    "store",
+    "get",
+    "update",
+    "delete",
+    "recall",
+    "context",
+    "core",
+    "associate",
+    "related",
+    "entities",
+}
 
 
 @pytest.fixture(scope="module")
@@ -75,9 +85,12 @@ async def test_tools_are_listed_with_descriptions_and_schemas(base_url: str):
 async def test_memory_tools_round_trip(base_url: str):
     async with mcp_session(base_url, bearer(ALICE_KEY)) as session:
         stored = await call(
-            session, "store", content="Alice's favourite database is FalkorDB",
-            tags=["db"], importance=0.8,
-        )  # fmt: skip
+            session,
+            "store",
+            content="Alice's favourite database is FalkorDB",
+            tags=["db"],
+            importance=0.8,
+        )
         memory_id = stored["memory_id"]
         assert (await call(session, "get", memory_id=memory_id))["content"].startswith("Alice")
         other = await call(session, "store", content="FalkorDB runs on Redis", pinned=True)
@@ -89,9 +102,13 @@ async def test_memory_tools_round_trip(base_url: str):
         assert found["results"][0]["content"] == "Alice's favourite database is FalkorDB"
 
         linked = await call(
-            session, "associate", memory1_id=memory_id, memory2_id=other["memory_id"],
-            type="RELATES_TO", strength=0.7,
-        )  # fmt: skip
+            session,
+            "associate",
+            memory1_id=memory_id,
+            memory2_id=other["memory_id"],
+            type="RELATES_TO",
+            strength=0.7,
+        )
         assert linked["relation_type"] == "RELATES_TO"
         related = await call(session, "related", memory_id=memory_id)
         assert [m["id"] for m in related["related_memories"]] == [other["memory_id"]]
@@ -110,9 +127,11 @@ async def test_memory_tools_round_trip(base_url: str):
 async def test_remember_and_its_job(base_url: str):
     async with mcp_session(base_url, bearer(ALICE_KEY)) as session:
         accepted = await call(
-            session, "remember", session_id="chat-1",
+            session,
+            "remember",
+            session_id="chat-1",
             messages=[{"role": "user", "content": "I live in Lisbon and I prefer tea."}],
-        )  # fmt: skip
+        )
         state = await call(session, "remember_status", job_id=accepted["job_id"])
         assert state["job_id"] == accepted["job_id"]
         assert state["state"] in {"queued", "active", "running", "done"}
@@ -164,10 +183,15 @@ async def test_tenancy_holds_across_keys_and_agents(base_url: str):
 
 async def test_requests_without_a_valid_key_are_refused(base_url: str, tmp_path: Path):
     initialize = {
-        "jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                   "clientInfo": {"name": "t", "version": "1"}},
-    }  # fmt: skip
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+    }
     headers = {"Accept": "application/json, text/event-stream"}
     async with httpx.AsyncClient(base_url=base_url) as client:
         missing = await client.post("/mcp", json=initialize, headers=headers)

@@ -60,8 +60,13 @@ async def test_stdio_serves_the_tools_as_the_key_s_user(falkordb_url: str, tmp_p
 def test_a_key_that_is_not_valid_stops_the_process_with_a_reason(falkordb_url: str, tmp_path: Path):
     params = server_params(falkordb_url, tmp_path, "not-a-key", f"test_{uuid.uuid4().hex[:12]}")
     done = subprocess.run(
-        [params.command, *params.args], env=params.env, cwd=params.cwd, capture_output=True,
-        text=True, stdin=subprocess.DEVNULL, timeout=120,
-    )  # fmt: skip
+        [params.command, *params.args],
+        env=params.env,
+        cwd=params.cwd,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+    )
     assert done.returncode == 2
     assert "ENGRAM_API_KEY / ENGRAM_AGENT_ID: Invalid API key" in done.stderr

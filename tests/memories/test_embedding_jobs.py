@@ -87,10 +87,14 @@ async def test_content_patch_re_embeds(falkordb_url: str, tmp_path: Path):
 async def test_embedder_outage_degrades_then_recovers(falkordb_url: str, tmp_path: Path):
     with FakeOpenAI(FakeOpenAIConfig(dimension=8)) as server:
         settings = test_settings(
-            tmp_path, falkordb_url=falkordb_url, embedding_provider="openai",
-            embedding_base_url=server.base_url, embedding_model="fake-embed",
-            embedding_max_retries=0, **FAST_JOBS,
-        )  # fmt: skip
+            tmp_path,
+            falkordb_url=falkordb_url,
+            embedding_provider="openai",
+            embedding_base_url=server.base_url,
+            embedding_model="fake-embed",
+            embedding_max_retries=0,
+            **FAST_JOBS,
+        )
         async with running_client(settings) as client:
             server.config.fail_times = 10**6  # the provider goes down
             response = await client.post(
@@ -119,10 +123,14 @@ async def test_failed_embedding_ends_dead_and_marked_failed_then_retries(
 ):
     with FakeOpenAI(FakeOpenAIConfig(dimension=8, fail_times=10**6, fail_status=400)) as server:
         settings = test_settings(
-            tmp_path, falkordb_url=falkordb_url, embedding_provider="openai",
-            embedding_base_url=server.base_url, embedding_model="fake-embed",
-            jobs_max_attempts=2, **FAST_JOBS,
-        )  # fmt: skip
+            tmp_path,
+            falkordb_url=falkordb_url,
+            embedding_provider="openai",
+            embedding_base_url=server.base_url,
+            embedding_model="fake-embed",
+            jobs_max_attempts=2,
+            **FAST_JOBS,
+        )
         async with running_client(settings) as client:
             memory_id = (
                 await client.post("/memory", json={"content": "doomed"}, headers=H)

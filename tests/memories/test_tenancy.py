@@ -177,8 +177,10 @@ async def test_enrichment_status_counts_only_the_callers_memories(app_client: ht
         assert response.status_code == 200, response.text
         return sum(response.json()["enrichment"]["memories"].values())
 
-    before = {who: await counted(auth(key)) for who, key in (("alice", ALICE_KEY),
-              ("bob", BOB_KEY), ("admin", ADMIN_KEY))}  # fmt: skip
+    before = {
+        who: await counted(auth(key))
+        for who, key in (("alice", ALICE_KEY), ("bob", BOB_KEY), ("admin", ADMIN_KEY))
+    }
     stored = await app_client.post(
         "/memory", json={"content": "one more of Alice's"}, headers=ALICE
     )

@@ -56,8 +56,9 @@ async def test_recall_steps_are_timed(app_client: httpx.AsyncClient):
     )
     assert stored.status_code == 201
     before = await scrape(app_client)
-    answered = await app_client.get("/recall", params={"query": "histograms"},
-                                    headers=auth(ALICE_KEY))  # fmt: skip
+    answered = await app_client.get(
+        "/recall", params={"query": "histograms"}, headers=auth(ALICE_KEY)
+    )
     steps = answered.json()["timings_ms"]
     assert {"embed", "search", "graph"} <= set(steps)
     after = await scrape(app_client)

@@ -60,9 +60,13 @@ def test_the_format_is_switched_by_an_environment_variable(fmt: str):
         "configure_logging(s.log_level, s.log_format); logging.getLogger('app').warning('hi')"
     )
     done = subprocess.run(
-        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60,
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
         env={"ENGRAM_LOG_FORMAT": fmt, "PATH": ""},
-    )  # fmt: skip
+    )
     assert done.returncode == 0, done.stderr
     line = done.stderr.strip().splitlines()[-1]
     if fmt == "json":

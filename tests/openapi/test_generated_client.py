@@ -42,10 +42,22 @@ async def sdk(base_url: str, tmp_path_factory: pytest.TempPathFactory) -> Module
     env = os.environ | {"PATH": f"{GENERATOR.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     done = await asyncio.to_thread(
         subprocess.run,
-        [str(GENERATOR), "generate", "--path", "openapi.json", "--meta", "none",
-         "--output-path", "engram_sdk"],
-        cwd=where, env=env, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+        [
+            str(GENERATOR),
+            "generate",
+            "--path",
+            "openapi.json",
+            "--meta",
+            "none",
+            "--output-path",
+            "engram_sdk",
+        ],
+        cwd=where,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     sys.path.insert(0, str(where))
     return importlib.import_module("engram_sdk")
@@ -72,12 +84,13 @@ def client_for(sdk: ModuleType, base_url: str, key: str, header: str = "bearer")
 async def test_memory_round_trip_is_typed(sdk: ModuleType, api, base_url: str):
     models = api("models")
     alice = client_for(sdk, base_url, ALICE_KEY)
-    store, get, update = (api(f"api.memories.{n}") for n in ("store_memory", "get_memory",
-                                                              "update_memory"))  # fmt: skip
+    store, get, update = (
+        api(f"api.memories.{n}") for n in ("store_memory", "get_memory", "update_memory")
+    )
     stored = await store.asyncio(
-        client=alice, body=models.MemoryCreate(content="Alice keeps her bike in the shed",
-                                               tags=["home"])
-    )  # fmt: skip
+        client=alice,
+        body=models.MemoryCreate(content="Alice keeps her bike in the shed", tags=["home"]),
+    )
     assert isinstance(stored, models.StoreResponse)
     found = await get.asyncio(stored.memory_id, client=alice)
     assert isinstance(found, models.MemoryResponse)
@@ -94,9 +107,9 @@ async def test_recall_by_get_and_post_returns_typed_memories(sdk: ModuleType, ap
     models = api("models")
     alice = client_for(sdk, base_url, ALICE_KEY, header="x-api-key")
     stored = await api("api.memories.store_memory").asyncio(
-        client=alice, body=models.MemoryCreate(content="The garage door code is 7781",
-                                               tags=["house"])
-    )  # fmt: skip
+        client=alice,
+        body=models.MemoryCreate(content="The garage door code is 7781", tags=["house"]),
+    )
     by_get = await api("api.recall.recall").asyncio(
         client=alice, query="garage door code", tags=["house"], limit=2, expand_relations=False
     )

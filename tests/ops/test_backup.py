@@ -74,20 +74,23 @@ async def populate(client: httpx.AsyncClient) -> dict[str, list[str]]:
         *await store_turns(client, "First turn of the chat.", "Second turn of the chat."),
         await store(client, "A memory to delete.", metadata={"k": [1, 2]}),
     ]
-    patched = await client.patch(f"/memory/{ids[1]}", json={"content": "Alice prefers black tea."},
-                                 headers=ALICE)  # fmt: skip
+    patched = await client.patch(
+        f"/memory/{ids[1]}", json={"content": "Alice prefers black tea."}, headers=ALICE
+    )
     assert patched.status_code == 200, patched.text
     linked = await client.post(
-        "/associate", json={"memory1_id": ids[0], "memory2_id": ids[1], "type": "RELATES_TO",
-                            "strength": 0.7}, headers=ALICE,
-    )  # fmt: skip
+        "/associate",
+        json={"memory1_id": ids[0], "memory2_id": ids[1], "type": "RELATES_TO", "strength": 0.7},
+        headers=ALICE,
+    )
     assert linked.status_code == 201, linked.text
     assert (await client.delete(f"/memory/{ids[6]}", headers=ALICE)).status_code == 200
     await embed_memories(runtime, "alice", ids[:3] + ids[4:6])
     await embed_memories(runtime, "bob", [ids[3]])
     assert await enrich_memories(runtime, "alice", [ids[0]]) == 1
-    await touch_session(runtime.stores.graph, "alice", "chat-1", agent_id=None, turns=2,
-                        now=to_iso(utc_now()))  # fmt: skip
+    await touch_session(
+        runtime.stores.graph, "alice", "chat-1", agent_id=None, turns=2, now=to_iso(utc_now())
+    )
     return {"alice": ids[:2] + ids[4:6], "agent": [ids[2]], "bob": [ids[3]], "gone": [ids[6]]}
 
 
@@ -130,14 +133,23 @@ async def test_backup_restore_round_trip_is_exact(
     archive = await backup(source)
     manifest = manifest_of(archive)
     kinds = set(manifest["counts"]["nodes"])
-    assert {"Memory", "Revision", "Tombstone", "AuditEvent", "Entity", "Session",
-            "Migration"} <= kinds  # fmt: skip
+    assert {
+        "Memory",
+        "Revision",
+        "Tombstone",
+        "AuditEvent",
+        "Entity",
+        "Session",
+        "Migration",
+    } <= kinds
     assert {"RELATES_TO", "PRECEDED_BY"} <= set(manifest["counts"]["relationships"])
     assert manifest["counts"]["memories"] == 6 and manifest["counts"]["vectors"] == 6
     runtime = source.app.state.runtime
     assert manifest["embedding"] == {
-        "provider": "hash", "model": runtime.embedder.model, "dimension": 8
-    }  # fmt: skip
+        "provider": "hash",
+        "model": runtime.embedder.model,
+        "dimension": 8,
+    }
     assert all(len(part["sha256"]) == 64 for part in manifest["parts"].values())
     assert manifest["schema"]["migrations"]
 
@@ -214,10 +226,12 @@ async def test_a_backup_under_write_load_holds_whole_writes(
     async def writer(n: int) -> int:
         done = 0
         while not stop.is_set():
-            body = {"memories": [
-                {"content": f"w{n} turn one {done}", "source": {"session_id": f"s{n}-{done}"}},
-                {"content": f"w{n} turn two {done}", "source": {"session_id": f"s{n}-{done}"}},
-            ]}  # fmt: skip
+            body = {
+                "memories": [
+                    {"content": f"w{n} turn one {done}", "source": {"session_id": f"s{n}-{done}"}},
+                    {"content": f"w{n} turn two {done}", "source": {"session_id": f"s{n}-{done}"}},
+                ]
+            }
             response = await source.post("/memory/batch", json=body, headers=ALICE)
             assert response.status_code == 201, response.text
             done += 1

@@ -29,8 +29,18 @@ from tests.conftest import (
 ALICE, BOB, ADMIN = auth(ALICE_KEY), auth(BOB_KEY), auth(ADMIN_KEY)
 SECRET = "Quentin Marlowe hid the zanzibarite ledger in Reykjavik"
 SECRET_WORDS = ("quentin", "marlowe", "zanzibarite", "reykjavik", "ledger")
-TOMBSTONE_FIELDS = {"memory_id", "user_id", "agent_id", "agent_lineage", "content_hash",
-                    "deleted_at", "actor", "version", "erased_at", "erased_by"}  # fmt: skip
+TOMBSTONE_FIELDS = {
+    "memory_id",
+    "user_id",
+    "agent_id",
+    "agent_lineage",
+    "content_hash",
+    "deleted_at",
+    "actor",
+    "version",
+    "erased_at",
+    "erased_by",
+}
 
 
 @pytest.fixture
@@ -52,8 +62,12 @@ async def secret_memory(client: httpx.AsyncClient) -> tuple[str, str]:
     patched = await client.patch(f"/memory/{memory_id}", json={"content": SECRET}, headers=ALICE)
     assert patched.status_code == 200, patched.text
     summary = await store(client, "Summary: Marlowe and the zanzibarite ledger.")
-    await link_derived(runtime.stores.graph, "alice", [{"consolidated": summary, "raw": memory_id,
-                       "transformation": "summary"}], now=to_iso(utc_now()))  # fmt: skip
+    await link_derived(
+        runtime.stores.graph,
+        "alice",
+        [{"consolidated": summary, "raw": memory_id, "transformation": "summary"}],
+        now=to_iso(utc_now()),
+    )
     await embed_memories(runtime, "alice", [memory_id, summary])
     assert await enrich_memories(runtime, "alice", [memory_id]) == 1
     return memory_id, summary
@@ -95,8 +109,7 @@ async def test_a_user_erases_a_memory_everywhere(client: httpx.AsyncClient) -> N
     kept = await store(client, "Alice likes plain green tea.")
     assert "zanzibarite" in await everything_in_graph(client)  # the check can see it
 
-    response = await client.delete(f"/memory/{memory_id}", params={"erase": "true"},
-                                   headers=ALICE)  # fmt: skip
+    response = await client.delete(f"/memory/{memory_id}", params={"erase": "true"}, headers=ALICE)
     assert response.status_code == 200, response.text
     assert set(response.json()["erased_ids"]) == {memory_id, summary}
 
@@ -126,8 +139,9 @@ async def test_erasure_stays_within_the_callers_scope(client: httpx.AsyncClient)
     for headers in (BOB, auth(ALICE_KEY, "another-agent")):
         refused = await client.delete(f"/memory/{helper_note}?erase=true", headers=headers)
         assert refused.status_code == 404
-    assert (await client.get(f"/memory/{helper_note}", headers=auth(AGENT_KEY, "openwebui"))
-            ).status_code == 200  # fmt: skip
+    assert (
+        await client.get(f"/memory/{helper_note}", headers=auth(AGENT_KEY, "openwebui"))
+    ).status_code == 200
     assert (await client.get(f"/memory/{memory_id}", headers=ALICE)).status_code == 200
     assert (await client.delete("/admin/users/alice", headers=ALICE)).status_code == 403
     assert (await client.delete(f"/admin/memories/{memory_id}", headers=BOB)).status_code == 403
@@ -168,6 +182,7 @@ async def test_the_admin_erases_one_memory_of_any_user(client: httpx.AsyncClient
     assert response.status_code == 200, response.text
     assert response.json()["erased"] == [memory_id]
     await assert_secret_gone(client, memory_id)
-    missing = await client.delete("/admin/memories/00000000-0000-0000-0000-000000000000",
-                                  headers=ADMIN)  # fmt: skip
+    missing = await client.delete(
+        "/admin/memories/00000000-0000-0000-0000-000000000000", headers=ADMIN
+    )
     assert missing.status_code == 404

@@ -18,17 +18,37 @@ AUTOMEM_ID, AUTOMEM_OTHER = (
     "0c9a8f7e-1111-4222-8333-444455556666",
 )
 AUTOMEM_LINES = [
-    {"format": "automem", "memory": {
-        "id": AUTOMEM_ID, "content": "Chose PostgreSQL over MySQL for the billing service",
-        "timestamp": "2025-03-04T10:00:00+00:00", "importance": 0.8, "tags": ["project:billing"],
-        "tag_prefixes": ["project", "project:billing"], "type": "Decision", "confidence": 0.9,
-        "t_valid": "2025-03-04T10:00:00+00:00", "updated_at": "2025-03-05T09:00:00+00:00",
-        "last_accessed": "2025-03-06T09:00:00+00:00", "metadata": "{\"source\": \"slack\"}",
-        "processed": True, "summary": "PostgreSQL for billing", "relevance_score": 0.7,
-    }, "links": [{"type": "LEADS_TO", "target": AUTOMEM_OTHER, "properties": {"strength": 0.6}}]},
-    {"id": AUTOMEM_OTHER, "content": "Billing migrations run with Alembic", "type": "Memory",
-     "timestamp": "2025-03-07T10:00:00Z", "importance": 0.5, "tags": [], "metadata": "{}"},
-]  # fmt: skip
+    {
+        "format": "automem",
+        "memory": {
+            "id": AUTOMEM_ID,
+            "content": "Chose PostgreSQL over MySQL for the billing service",
+            "timestamp": "2025-03-04T10:00:00+00:00",
+            "importance": 0.8,
+            "tags": ["project:billing"],
+            "tag_prefixes": ["project", "project:billing"],
+            "type": "Decision",
+            "confidence": 0.9,
+            "t_valid": "2025-03-04T10:00:00+00:00",
+            "updated_at": "2025-03-05T09:00:00+00:00",
+            "last_accessed": "2025-03-06T09:00:00+00:00",
+            "metadata": '{"source": "slack"}',
+            "processed": True,
+            "summary": "PostgreSQL for billing",
+            "relevance_score": 0.7,
+        },
+        "links": [{"type": "LEADS_TO", "target": AUTOMEM_OTHER, "properties": {"strength": 0.6}}],
+    },
+    {
+        "id": AUTOMEM_OTHER,
+        "content": "Billing migrations run with Alembic",
+        "type": "Memory",
+        "timestamp": "2025-03-07T10:00:00Z",
+        "importance": 0.5,
+        "tags": [],
+        "metadata": "{}",
+    },
+]
 
 
 @pytest.fixture

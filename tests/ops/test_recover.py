@@ -11,9 +11,25 @@ import pytest
 from app.storage import schema, snapshot
 from tests.ops.test_backup import ADMIN, AGENT, ALICE, BOB, make_client, populate, store
 
-COMPARED = ("content", "user_id", "agent_id", "type", "tags", "importance", "confidence",
-            "timestamp", "t_valid", "created_at", "labels", "metadata", "layer", "summary",
-            "version", "pinned", "archived")  # fmt: skip
+COMPARED = (
+    "content",
+    "user_id",
+    "agent_id",
+    "type",
+    "tags",
+    "importance",
+    "confidence",
+    "timestamp",
+    "t_valid",
+    "created_at",
+    "labels",
+    "metadata",
+    "layer",
+    "summary",
+    "version",
+    "pinned",
+    "archived",
+)
 
 
 @pytest.fixture

@@ -96,11 +96,19 @@ def test_the_dense_query_leaves_the_names_out():
 
 async def test_neighbouring_turns_obey_the_request_filters(app_client: httpx.AsyncClient):
     turns = [
-        {"content": "Which bakery sells the rye loaf?", "tags": ["food"],
-         "labels": {"topic": "bread"}, "source": {"session_id": "s-bread"}},
-        {"content": "The one on Elm Street; the loaf sells out by noon", "tags": ["places"],
-         "type": "Fact", "source": {"session_id": "s-bread"}},
-    ]  # fmt: skip
+        {
+            "content": "Which bakery sells the rye loaf?",
+            "tags": ["food"],
+            "labels": {"topic": "bread"},
+            "source": {"session_id": "s-bread"},
+        },
+        {
+            "content": "The one on Elm Street; the loaf sells out by noon",
+            "tags": ["places"],
+            "type": "Fact",
+            "source": {"session_id": "s-bread"},
+        },
+    ]
     ids = (await app_client.post("/memory/batch", json={"memories": turns}, headers=H)).json()[
         "memory_ids"
     ]
@@ -108,8 +116,11 @@ async def test_neighbouring_turns_obey_the_request_filters(app_client: httpx.Asy
     unfiltered = (await app_client.get("/recall", params=query, headers=H)).json()
     assert ids[1] in [r["id"] for r in unfiltered["results"]]
     for narrowing in (
-        {"tags": "food"}, {"exclude_tags": "places"}, {"type": "Context"}, {"labels": "topic=bread"}
-    ):  # fmt: skip
+        {"tags": "food"},
+        {"exclude_tags": "places"},
+        {"type": "Context"},
+        {"labels": "topic=bread"},
+    ):
         body = (await app_client.get("/recall", params={**query, **narrowing}, headers=H)).json()
         found = [r["id"] for r in body["results"]]
         assert ids[0] in found and ids[1] not in found, narrowing

@@ -17,9 +17,13 @@ async def test_core_sections_follow_mnemory(app_client: httpx.AsyncClient):
     fact = await store(app_client, content="User lives in Prague", pinned=True, type="fact")
     pref = await store(app_client, content="User prefers dark mode", pinned=True, type="preference")
     name = await store(
-        app_client, headers=auth(ALICE_KEY, "helper"), content="Your name is Bob",
-        pinned=True, role="assistant", type="fact",
-    )  # fmt: skip
+        app_client,
+        headers=auth(ALICE_KEY, "helper"),
+        content="Your name is Bob",
+        pinned=True,
+        role="assistant",
+        type="fact",
+    )
     important = await store(app_client, content="Big deadline on Friday", importance=0.9)
     await store(app_client, content="Bob's pinned note", pinned=True, headers=BOB)
 

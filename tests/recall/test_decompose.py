@@ -8,8 +8,10 @@ from app.recall.decompose import MAX_SUB_QUERIES, sub_queries
 @pytest.mark.parametrize(
     ("query", "expected"),
     [
-        ("What database did Theo pick for Lodestar's audit trails?",
-         ["Theo", "Lodestar", "database pick audit trails"]),
+        (
+            "What database did Theo pick for Lodestar's audit trails?",
+            ["Theo", "Lodestar", "database pick audit trails"],
+        ),
         ("When did Melanie move to New York City?", ["Melanie", "New York City", "move"]),
         ("Caroline's hobbies?", ["Caroline", "hobbies"]),  # a possessive opener is a name
         ("Recommend a good book", ["recommend good book"]),  # a plain opener is not
@@ -20,7 +22,7 @@ from app.recall.decompose import MAX_SUB_QUERIES, sub_queries
         ("I moved. Later Theo came", ["Theo", "moved later came"]),  # "Later" opens a sentence
         ("Let's ask Ann, Ben", ["Ann", "Ben", "ask"]),  # punctuation splits a run
     ],
-)  # fmt: skip
+)
 def test_sub_queries(query: str, expected: list[str]):
     assert sub_queries(query) == expected
 

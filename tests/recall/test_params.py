@@ -69,8 +69,12 @@ def test_context_hints_become_a_soft_boost_profile():
     params = parse({"context_tags": "Project:x", "context_types": "decision", "lang": "py"})
     assert params.language == "python"
     assert params.priority.tags == (
-        "project:x", "python", "python-style", "python:style", "coding-style",
-    )  # fmt: skip
+        "project:x",
+        "python",
+        "python-style",
+        "python:style",
+        "coding-style",
+    )
     assert params.priority.types == ("Decision", "Style", "Preference")
     assert parse({"file_path": "src/app/main.RS"}).language == "rust"
     assert parse({"language": "cobol"}).language is None

@@ -136,8 +136,12 @@ def test_name_term_words_end_at_any_letter_not_only_ascii():
 
 def test_score_adds_the_name_term_only_when_the_query_names_someone():
     candidate = rank.Candidate("m", ranks={"dense": 0, "bm25": 0})
-    memory = {"importance": 0.5, "confidence": 0.5, "layer": "consolidated",
-              "content": "Caroline: I researched adoption agencies"}  # fmt: skip
+    memory = {
+        "importance": 0.5,
+        "confidence": 0.5,
+        "layer": "consolidated",
+        "content": "Caroline: I researched adoption agencies",
+    }
     plain = rank.score(candidate, memory, now=NOW, weights=W, channels=["dense", "bm25"])
     named = rank.score(
         candidate, memory, now=NOW, weights=W, channels=["dense", "bm25"], names=["Caroline"]
@@ -150,9 +154,14 @@ def test_score_adds_the_name_term_only_when_the_query_names_someone():
     )
     assert other.components["name"] == 0.0 and other.score == pytest.approx(plain.score)
     pure = rank.score(
-        candidate, memory, now=NOW, weights=W, channels=["dense", "bm25"], names=["Caroline"],
+        candidate,
+        memory,
+        now=NOW,
+        weights=W,
+        channels=["dense", "bm25"],
+        names=["Caroline"],
         adjust=False,
-    )  # fmt: skip
+    )
     assert pure.score == pytest.approx(1.0) and "name" not in pure.components
 
 

@@ -36,9 +36,13 @@ async def recall_app(
     falkordb_url: str, tmp_path_factory
 ) -> AsyncIterator[tuple[httpx.AsyncClient, dict]]:
     settings = test_settings(
-        tmp_path_factory.mktemp("recall"), falkordb_url=falkordb_url,
-        embedding_provider="local", embedding_dimensions=None, workers=2, jobs_sweep_s=1,
-    )  # fmt: skip
+        tmp_path_factory.mktemp("recall"),
+        falkordb_url=falkordb_url,
+        embedding_provider="local",
+        embedding_dimensions=None,
+        workers=2,
+        jobs_sweep_s=1,
+    )
     async with running_client(settings) as client:
         ids = {}
         for name, body in MEMORIES.items():
@@ -193,8 +197,13 @@ class TwoSteps:
 async def test_the_search_on_the_model_thread_finds_what_two_steps_find(recall_app):
     client, ids = recall_app
     runtime = client.app.state.runtime
-    ask = {"query": "what does Alice drink", "vector": None, "channels": ["dense", "bm25"],
-           "flt": VectorFilter(scope=Scope("alice")), "fetch": 50}  # fmt: skip
+    ask = {
+        "query": "what does Alice drink",
+        "vector": None,
+        "channels": ["dense", "bm25"],
+        "flt": VectorFilter(scope=Scope("alice")),
+        "fetch": 50,
+    }
 
     assert _chains(runtime.embedder, runtime.stores)  # else this compares two steps with two
     chained = await run_channels(runtime.stores, runtime.embedder, **ask)
@@ -210,9 +219,11 @@ async def test_keyword_fallback_to_graph_when_vector_index_is_down(
     falkordb_url, tmp_path, provider
 ):
     settings = test_settings(
-        tmp_path, falkordb_url=falkordb_url, embedding_provider=provider,
+        tmp_path,
+        falkordb_url=falkordb_url,
+        embedding_provider=provider,
         embedding_dimensions=8 if provider == "hash" else None,
-    )  # fmt: skip
+    )
     async with running_client(settings) as client:
         await client.post("/memory", json={"content": "Zanzibar spice market notes"}, headers=H)
         await client.post("/memory", json={"content": "Zanzibar is Bob's"}, headers=BOB)
@@ -310,8 +321,9 @@ async def test_expansion_and_superseded_replacement_over_relationships(falkordb_
 async def test_context_hints_boost_without_filtering(recall_app):
     client, ids = recall_app
     plain = await recall(client, query="Alice", limit=10)
-    boosted = await recall(client, query="Alice", context_tags="pets", context_types="habit",
-                           limit=10)  # fmt: skip
+    boosted = await recall(
+        client, query="Alice", context_tags="pets", context_types="habit", limit=10
+    )
     by_id = {r["id"]: r for r in boosted["results"]}
     assert {r["id"] for r in plain["results"]} == set(by_id)  # nothing filtered out
     assert by_id[ids["cat"]]["score_components"]["context_priority"] == 0.1  # tag
@@ -322,8 +334,9 @@ async def test_context_hints_boost_without_filtering(recall_app):
 
 async def test_priority_ids_come_first_within_the_limit(recall_app):
     client, ids = recall_app
-    body = await recall(client, query="billing service", priority_ids=f"{ids['trip']},nope",
-                        limit=2)  # fmt: skip
+    body = await recall(
+        client, query="billing service", priority_ids=f"{ids['trip']},nope", limit=2
+    )
     assert [r["id"] for r in body["results"]] == [ids["trip"], ids["rust"]]
     assert body["results"][0]["match_type"] == "priority_id"
     expired = await recall(client, query="billing service", priority_ids=ids["old"], limit=2)
@@ -336,8 +349,9 @@ async def test_scope_fallback_fills_from_outside_the_tags(recall_app):
     client, ids = recall_app
     strict = await recall(client, query="Alice cat Miso", tags="travel", limit=3)
     assert [r["id"] for r in strict["results"]] == [ids["trip"]]
-    wide = await recall(client, query="Alice cat Miso", tags="travel", limit=3,
-                        scope_fallback="true")  # fmt: skip
+    wide = await recall(
+        client, query="Alice cat Miso", tags="travel", limit=3, scope_fallback="true"
+    )
     results = wide["results"]
     assert results[0]["id"] == ids["trip"] and "outside_tag_scope" not in results[0]
     assert ids["cat"] in [r["id"] for r in results[1:]]
@@ -365,14 +379,16 @@ async def test_adaptive_floor_cuts_the_tail_after_the_largest_gap(recall_app):
     full = await recall(client, query="Alice", limit=10, relevance_floor=0)
     cut = await recall(client, query="Alice", limit=10, relevance_floor=0, adaptive_floor="1")
     assert (full["score_filter"]["adaptive_floor"], cut["score_filter"]["adaptive_floor"]) == (
-        False, True,
-    )  # fmt: skip
+        False,
+        True,
+    )
     kept = [r["id"] for r in cut["results"]]
     assert 0 < len(kept) < full["count"]
     assert kept == [r["id"] for r in full["results"]][: len(kept)]
     assert cut["score_filter"]["filtered_count"] > full["score_filter"]["filtered_count"]
-    by_time = await recall(client, query="Alice", limit=10, relevance_floor=0,
-                           adaptive_floor="1", sort="time_desc")  # fmt: skip
+    by_time = await recall(
+        client, query="Alice", limit=10, relevance_floor=0, adaptive_floor="1", sort="time_desc"
+    )
     assert by_time["score_filter"]["adaptive_floor"] is False
     assert by_time["count"] == full["count"]
 

@@ -16,8 +16,14 @@ async def _memory(client, memory_id: str) -> dict:
 
 
 async def test_an_expired_memory_shown_by_include_decayed_stays_expired(falkordb_url, tmp_path):
-    settings = test_settings(tmp_path, falkordb_url=falkordb_url, embedding_provider="local",
-                             embedding_dimensions=None, workers=2, jobs_sweep_s=1)  # fmt: skip
+    settings = test_settings(
+        tmp_path,
+        falkordb_url=falkordb_url,
+        embedding_provider="local",
+        embedding_dimensions=None,
+        workers=2,
+        jobs_sweep_s=1,
+    )
     async with running_client(settings) as client:
         body = {"content": "The parking code for the garage is 4711", "ttl_days": TINY_TTL_DAYS}
         memory_id = (await client.post("/memory", json=body, headers=H)).json()["memory_id"]
@@ -50,8 +56,14 @@ async def test_an_archived_memory_is_not_reinforced(falkordb_url, tmp_path):
 
 
 async def test_a_renewed_expiry_reaches_the_vector_payload(falkordb_url, tmp_path):
-    settings = test_settings(tmp_path, falkordb_url=falkordb_url, embedding_provider="local",
-                             embedding_dimensions=None, workers=2, jobs_sweep_s=1)  # fmt: skip
+    settings = test_settings(
+        tmp_path,
+        falkordb_url=falkordb_url,
+        embedding_provider="local",
+        embedding_dimensions=None,
+        workers=2,
+        jobs_sweep_s=1,
+    )
     async with running_client(settings) as client:
         body = {"content": "Alice keeps her passport in the blue drawer", "ttl_days": 30}
         memory_id = (await client.post("/memory", json=body, headers=H)).json()["memory_id"]
@@ -64,8 +76,10 @@ async def test_a_renewed_expiry_reaches_the_vector_payload(falkordb_url, tmp_pat
         after = await _memory(client, memory_id)
         assert after["expires_at"] > before["expires_at"]
         stores = client.app.state.stores
-        props = (await stores.graph.ro_query(
-            "MATCH (m:Memory {id: $id}) RETURN properties(m)", {"id": memory_id}
-        ))[0][0]  # fmt: skip
+        props = (
+            await stores.graph.ro_query(
+                "MATCH (m:Memory {id: $id}) RETURN properties(m)", {"id": memory_id}
+            )
+        )[0][0]
         record = (await stores.vectors.retrieve([memory_id]))[memory_id]
         assert record.payload == vector_payload(memory_from_properties(props))

@@ -30,9 +30,13 @@ async def small_store(
     falkordb_url: str, tmp_path_factory
 ) -> AsyncIterator[tuple[httpx.AsyncClient, list[str]]]:
     settings = test_settings(
-        tmp_path_factory.mktemp("relevance"), falkordb_url=falkordb_url,
-        embedding_provider="local", embedding_dimensions=None, workers=2, jobs_sweep_s=1,
-    )  # fmt: skip
+        tmp_path_factory.mktemp("relevance"),
+        falkordb_url=falkordb_url,
+        embedding_provider="local",
+        embedding_dimensions=None,
+        workers=2,
+        jobs_sweep_s=1,
+    )
     async with running_client(settings) as client:
         session = {"session_id": "chat-1"}
         memories = [{"content": fact, "source": session} for fact in FACTS]
@@ -80,9 +84,14 @@ async def test_floor_zero_turns_the_floor_and_the_gate_off(small_store):
 def _memory(memory_id: str) -> Memory:
     stamp = "2024-01-01T00:00:00+00:00"
     return Memory(
-        id=memory_id, user_id="u", content=memory_id, content_hash=memory_id, timestamp=stamp,
-        created_at=stamp, updated_at=stamp,
-    )  # fmt: skip
+        id=memory_id,
+        user_id="u",
+        content=memory_id,
+        content_hash=memory_id,
+        timestamp=stamp,
+        created_at=stamp,
+        updated_at=stamp,
+    )
 
 
 def _evidence(similarity, terms, query_terms=4):
@@ -119,9 +128,13 @@ def test_as_of_scores_a_zero_keyword_score_without_dividing_by_it():
 
 @pytest.mark.parametrize(
     "hint",
-    [{"context_types": "Context,Fact,Preference"}, {"expand_relations": "true"},
-     {"expand_entities": "true"}, {"language": "python"}],
-)  # fmt: skip
+    [
+        {"context_types": "Context,Fact,Preference"},
+        {"expand_relations": "true"},
+        {"expand_entities": "true"},
+        {"language": "python"},
+    ],
+)
 async def test_no_boost_or_expansion_admits_an_unrelated_memory(small_store, hint):
     client, _ = small_store
     query = {"query": OFF_TOPIC[0], **hint}

@@ -9,9 +9,13 @@ from app.recall.router import FastJSONResponse
 
 def test_the_fast_encoder_writes_json_responses_bytes():
     content = {
-        "query": "thé 😀 \u2028 \x1f \\ \"", "score": 0.908912, "big": 2**70, "none": None,
-        "ok": True, "results": [{"components": {"a": 1.5, "b": -0.0, "c": 0.30000000000000004}}],
-    }  # fmt: skip
+        "query": 'thé 😀 \u2028 \x1f \\ "',
+        "score": 0.908912,
+        "big": 2**70,
+        "none": None,
+        "ok": True,
+        "results": [{"components": {"a": 1.5, "b": -0.0, "c": 0.30000000000000004}}],
+    }
     assert FastJSONResponse(content).body == JSONResponse(content).body
 
 

@@ -19,8 +19,12 @@ async def _links(client: httpx.AsyncClient, ids: list[str]) -> list[list[str]]:
 def _turn(content: str, minute: int, **extra) -> dict:
     """A chat turn tagged by its test's letter (so that tests do not continue each other's)."""
     tag = "chat-" + content.split()[1].lower()
-    return {"content": content, "timestamp": f"2024-05-08T13:{minute:02d}:00Z",
-            "tags": [tag], **extra}  # fmt: skip
+    return {
+        "content": content,
+        "timestamp": f"2024-05-08T13:{minute:02d}:00Z",
+        "tags": [tag],
+        **extra,
+    }
 
 
 async def _batch(client, turns, headers=H) -> list[str]:
@@ -29,20 +33,26 @@ async def _batch(client, turns, headers=H) -> list[str]:
 
 
 async def test_a_batch_without_sessions_is_a_sequence_in_write_order(app_client):
-    ids = await _batch(app_client, [_turn("Seq A one", 1), _turn("Seq A two", 2),
-                                    _turn("Seq A three", 3)])  # fmt: skip
+    ids = await _batch(
+        app_client, [_turn("Seq A one", 1), _turn("Seq A two", 2), _turn("Seq A three", 3)]
+    )
     assert await _links(app_client, ids) == sorted([[ids[1], ids[0]], [ids[2], ids[1]]])
 
 
 async def test_other_tags_a_conversation_label_or_a_gap_start_a_new_sequence(app_client):
-    ids = await _batch(app_client, [
-        _turn("Seq B one", 1, labels={"session": "1", "message": "a"}),
-        _turn("Seq B two", 2, labels={"session": "1", "message": "b"}),  # linked: same session
-        _turn("Seq B three", 3, labels={"session": "2"}),  # another conversation label
-        _turn("Seq B four", 4, labels={"session": "2"}, tags=["other"]),  # other tags
-        {**_turn("Seq B five", 4, labels={"session": "2"}, tags=["other"]),
-         "timestamp": "2024-05-08T15:00:00Z"},  # two hours later
-    ])  # fmt: skip
+    ids = await _batch(
+        app_client,
+        [
+            _turn("Seq B one", 1, labels={"session": "1", "message": "a"}),
+            _turn("Seq B two", 2, labels={"session": "1", "message": "b"}),  # linked: same session
+            _turn("Seq B three", 3, labels={"session": "2"}),  # another conversation label
+            _turn("Seq B four", 4, labels={"session": "2"}, tags=["other"]),  # other tags
+            {
+                **_turn("Seq B five", 4, labels={"session": "2"}, tags=["other"]),
+                "timestamp": "2024-05-08T15:00:00Z",
+            },  # two hours later
+        ],
+    )
     assert await _links(app_client, ids) == [[ids[1], ids[0]]]
 
 
@@ -54,10 +64,14 @@ async def test_consecutive_writes_continue_a_sequence(app_client):
 
 
 async def test_sessions_are_not_mixed_with_inferred_sequences(app_client):
-    ids = await _batch(app_client, [
-        _turn("Seq D one", 20), _turn("Seq D two", 21, source={"session_id": "s-d"}),
-        _turn("Seq D three", 22),
-    ])  # fmt: skip
+    ids = await _batch(
+        app_client,
+        [
+            _turn("Seq D one", 20),
+            _turn("Seq D two", 21, source={"session_id": "s-d"}),
+            _turn("Seq D three", 22),
+        ],
+    )
     assert await _links(app_client, ids) == [[ids[2], ids[0]]]
 
 
@@ -68,11 +82,15 @@ async def test_a_sequence_never_crosses_users(app_client):
 
 
 async def test_a_neighbour_in_an_inferred_sequence_is_lifted(app_client):
-    ids = await _batch(app_client, [
-        _turn("Seq F: which bakery sells the sourdough rye loaf?", 40),
-        _turn("Seq F: the one on Elm Street; the loaf sells out by noon", 41),
-    ])  # fmt: skip
-    body = (await app_client.get("/recall", params={"query": "sourdough rye loaf bakery"},
-                                 headers=H)).json()  # fmt: skip
+    ids = await _batch(
+        app_client,
+        [
+            _turn("Seq F: which bakery sells the sourdough rye loaf?", 40),
+            _turn("Seq F: the one on Elm Street; the loaf sells out by noon", 41),
+        ],
+    )
+    body = (
+        await app_client.get("/recall", params={"query": "sourdough rye loaf bakery"}, headers=H)
+    ).json()
     found = {r["id"]: r for r in body["results"]}
     assert found[ids[1]]["score_components"].get("context", 0) > 0

@@ -64,10 +64,18 @@ def _turns(session: str, start: datetime, lines: list[tuple[str, str]]) -> list[
 def _fact(content: str, index: int, **fields: Any) -> dict[str, Any]:
     """One item of an LLM answer, with every property of the schema."""
     item = {
-        "content": content, "subject": "user", "type": "Fact", "categories": ["personal"],
-        "importance": 0.6, "confidence": 0.9, "ttl_days": None, "event_time": None,
-        "slot": None, "value": None, "message_index": index,
-    }  # fmt: skip
+        "content": content,
+        "subject": "user",
+        "type": "Fact",
+        "categories": ["personal"],
+        "importance": 0.6,
+        "confidence": 0.9,
+        "ttl_days": None,
+        "event_time": None,
+        "slot": None,
+        "value": None,
+        "message_index": index,
+    }
     return item | fields
 
 

@@ -172,11 +172,21 @@ def attribute_reply(messages: list[dict[str, Any]]) -> str:
     user = messages[-1]["content"]
     residence = "Bristol" if "Bristol" in user else "Manchester"
     fact = {
-        "content": f"User lives in {residence}.", "subject": "user", "type": "Fact",
-        "categories": ["location"], "importance": 0.7, "confidence": 0.9, "ttl_days": None,
-        "event_time": None, "attribute": "residence", "key": None, "value": residence,
-        "ended": False, "slot": None, "message_index": 0,
-    }  # fmt: skip
+        "content": f"User lives in {residence}.",
+        "subject": "user",
+        "type": "Fact",
+        "categories": ["location"],
+        "importance": 0.7,
+        "confidence": 0.9,
+        "ttl_days": None,
+        "event_time": None,
+        "attribute": "residence",
+        "key": None,
+        "value": residence,
+        "ended": False,
+        "slot": None,
+        "message_index": 0,
+    }
     return json.dumps({"facts": [fact]})
 
 
@@ -191,9 +201,13 @@ async def test_the_llm_path_fills_the_same_attributes_and_supersedes(
 ) -> None:
     llm_server.reset(FakeOpenAIConfig(chat_reply=attribute_reply))
     settings = flow_settings(
-        tmp_path, falkordb_url, llm_base_url=llm_server.base_url, llm_model="fake-model",
-        enrichment_enabled=False, session_idle_seconds=3600,
-    )  # fmt: skip
+        tmp_path,
+        falkordb_url,
+        llm_base_url=llm_server.base_url,
+        llm_model="fake-model",
+        enrichment_enabled=False,
+        session_idle_seconds=3600,
+    )
     async with running_client(settings) as client:
         first = await say(client, "I live in Manchester", 0)
         moved = await say(client, "we moved to Bristol", 30)
@@ -211,9 +225,13 @@ async def test_an_invalid_llm_answer_falls_back_to_the_rules_visibly(
 ) -> None:
     llm_server.reset(FakeOpenAIConfig(chat_reply=json.dumps({"facts": [{"content": ""}]})))
     settings = flow_settings(
-        tmp_path, falkordb_url, llm_base_url=llm_server.base_url, llm_model="fake-model",
-        enrichment_enabled=False, session_idle_seconds=3600,
-    )  # fmt: skip
+        tmp_path,
+        falkordb_url,
+        llm_base_url=llm_server.base_url,
+        llm_model="fake-model",
+        enrichment_enabled=False,
+        session_idle_seconds=3600,
+    )
     async with running_client(settings) as client:
         result = await say(client, "I live in Manchester", 0)
         assert result["extractor"] == "rules" and "well-formed" in result["llm_error"]

@@ -67,9 +67,18 @@ def test_to_first_person(content: str, expected: tuple[str, str]) -> None:
 
 @pytest.mark.parametrize(
     ("verb", "base"),
-    [("lives", "live"), ("watches", "watch"), ("tries", "try"), ("uses", "use"),
-     ("misses", "miss"), ("is", "am"), ("has", "have"), ("goes", "go"), ("moved", "moved")],
-)  # fmt: skip
+    [
+        ("lives", "live"),
+        ("watches", "watch"),
+        ("tries", "try"),
+        ("uses", "use"),
+        ("misses", "miss"),
+        ("is", "am"),
+        ("has", "have"),
+        ("goes", "go"),
+        ("moved", "moved"),
+    ],
+)
 def test_first_person_verb(verb: str, base: str) -> None:
     assert first_person_verb(verb) == base
 

@@ -30,11 +30,18 @@ TURNS = [
 def item(**fields: Any) -> dict[str, Any]:
     """A well-formed answer item, with some fields replaced."""
     base = {
-        "content": "User lives in Prague.", "subject": "user", "type": "Fact",
-        "categories": ["personal", "location"], "importance": 0.7, "confidence": 0.9,
-        "ttl_days": None, "event_time": None, "slot": "residence", "value": "Prague",
+        "content": "User lives in Prague.",
+        "subject": "user",
+        "type": "Fact",
+        "categories": ["personal", "location"],
+        "importance": 0.7,
+        "confidence": 0.9,
+        "ttl_days": None,
+        "event_time": None,
+        "slot": "residence",
+        "value": "Prague",
         "message_index": 1,
-    }  # fmt: skip
+    }
     return base | fields
 
 
@@ -94,11 +101,21 @@ async def test_one_call_with_the_strict_schema_and_the_timestamps() -> None:
     assert call["schema"] == EXTRACTION_SCHEMA and call["temperature"] == 0
     lines = [json.loads(line) for line in call["user"].splitlines()[1:]]
     assert lines == [
-        {"index": 1, "role": "user", "timestamp": "2024-03-15T10:00:00+00:00",
-         "weekday": "Friday", "content": "I live in Prague."},
-        {"index": 2, "role": "assistant", "timestamp": "2024-03-15T10:00:00+00:00",
-         "weekday": "Friday", "content": "Nice! I'm Ava."},
-    ]  # fmt: skip
+        {
+            "index": 1,
+            "role": "user",
+            "timestamp": "2024-03-15T10:00:00+00:00",
+            "weekday": "Friday",
+            "content": "I live in Prague.",
+        },
+        {
+            "index": 2,
+            "role": "assistant",
+            "timestamp": "2024-03-15T10:00:00+00:00",
+            "weekday": "Friday",
+            "content": "Nice! I'm Ava.",
+        },
+    ]
     assert [(f.content, f.message_id) for f in facts] == [("User lives in Prague.", "m1")]
 
 
@@ -186,10 +203,16 @@ async def test_an_empty_list_of_facts_is_a_valid_answer() -> None:
     ("fields", "slot", "value"),
     [
         ({"attribute": "residence", "key": None, "value": "Prague"}, "residence", "Prague"),
-        ({"attribute": "favorite", "key": "season", "value": "autumn"}, "favorite:season",
-         "autumn"),
-        ({"attribute": "tool", "key": "database", "value": "Postgres"}, "tool:database",
-         "Postgres"),
+        (
+            {"attribute": "favorite", "key": "season", "value": "autumn"},
+            "favorite:season",
+            "autumn",
+        ),
+        (
+            {"attribute": "tool", "key": "database", "value": "Postgres"},
+            "tool:database",
+            "Postgres",
+        ),
         ({"attribute": "pet", "key": "Biscuit", "value": "beagle"}, "pet:biscuit", "active"),
         ({"attribute": "pet", "key": "Biscuit", "ended": True}, "pet:biscuit", "ended"),
         ({"attribute": "activity", "key": "smoking", "ended": True}, "activity:smoking", "ended"),
@@ -199,7 +222,7 @@ async def test_an_empty_list_of_facts_is_a_valid_answer() -> None:
         ({"attribute": None, "slot": "Residence", "value": "Prague"}, "residence", "Prague"),
         ({"attribute": "gossip", "slot": None, "value": "x"}, None, None),
     ],
-)  # fmt: skip
+)
 async def test_the_attribute_model_gives_slot_and_value(
     fields: dict[str, Any], slot: str | None, value: str | None
 ) -> None:
@@ -264,7 +287,7 @@ async def test_malformed_items_are_dropped(bad: Any) -> None:
         ({"message_index": True}, "message_id", None),
         ({"message_index": "1"}, "message_id", None),
     ],
-)  # fmt: skip
+)
 def test_fields_are_checked_one_by_one(fields: dict[str, Any], attribute: str, value: Any) -> None:
     fact = parse_fact(item(**fields), TURNS)
     assert getattr(fact, attribute) == value

@@ -31,46 +31,90 @@ def facts(text: str, role: str = "user") -> list[tuple[str, str | None, str | No
         ("Hi there! I'm Pia, data analyst", "User's name is Pia.", "name", "Pia"),
         ("heyy im tom, i live in cork", "User's name is Tom.", "name", "Tom"),
         ("I'm Marek, 35, originally from Poland", "User is 35 years old.", "age", "35"),
-        ("my birthday is on the 14th of March btw", "User's birthday is 14 March.", "birthday",
-         "03-14"),
+        (
+            "my birthday is on the 14th of March btw",
+            "User's birthday is 14 March.",
+            "birthday",
+            "03-14",
+        ),
         ("I'm based in Edinburgh", "User is based in Edinburgh.", "residence", "Edinburgh"),
-        ("so we relocated to York last month", "User moved to York in February 2026.",
-         "residence", "York"),
-        ("I'm a primary school teacher", "User is a primary school teacher.", "job_title",
-         "primary school teacher"),
+        (
+            "so we relocated to York last month",
+            "User moved to York in February 2026.",
+            "residence",
+            "York",
+        ),
+        (
+            "I'm a primary school teacher",
+            "User is a primary school teacher.",
+            "job_title",
+            "primary school teacher",
+        ),
         ("I've joined Figma!", "User joined Figma.", "employer", "Figma"),
-        ("I'm doing a master's in marine biology at the University of Plymouth",
-         "User studies at University of Plymouth.", "school", "University of Plymouth"),
+        (
+            "I'm doing a master's in marine biology at the University of Plymouth",
+            "User studies at University of Plymouth.",
+            "school",
+            "University of Plymouth",
+        ),
         ("my husband Karim is a chef", "User's husband is Karim.", "spouse", "Karim"),
-        ("I've got twin boys, Ollie and Finn", "User has twin boys named Ollie and Finn.",
-         "family:children", "twin boy"),
-        ("I have a beagle called Biscuit", "User has a beagle named Biscuit.", "pet:biscuit",
-         "active"),
+        (
+            "I've got twin boys, Ollie and Finn",
+            "User has twin boys named Ollie and Finn.",
+            "family:children",
+            "twin boy",
+        ),
+        (
+            "I have a beagle called Biscuit",
+            "User has a beagle named Biscuit.",
+            "pet:biscuit",
+            "active",
+        ),
         ("I own a 3D printer", "User owns a 3D printer.", "possession:3d printer", "active"),
-        ("I drive a 2012 Honda Civic", "User drives a 2012 Honda Civic.", "vehicle",
-         "2012 honda civic"),
+        (
+            "I drive a 2012 Honda Civic",
+            "User drives a 2012 Honda Civic.",
+            "vehicle",
+            "2012 honda civic",
+        ),
         ("I have asthma", "User has asthma.", "condition:asthma", "active"),
         ("I'm vegetarian", "User is vegetarian.", "diet", "vegetarian"),
-        ("I can't stand coriander", "User can't stand coriander.", "likes:coriander",
-         "dislikes"),
-        ("fav band atm is Wet Leg", "User's favorite band is Wet Leg.", "favorite:band",
-         "Wet Leg"),
-        ("I swim every morning before work", "User swims every morning before work.",
-         "activity:swim", "active"),
+        ("I can't stand coriander", "User can't stand coriander.", "likes:coriander", "dislikes"),
+        ("fav band atm is Wet Leg", "User's favorite band is Wet Leg.", "favorite:band", "Wet Leg"),
+        (
+            "I swim every morning before work",
+            "User swims every morning before work.",
+            "activity:swim",
+            "active",
+        ),
         ("I speak Polish", "User speaks Polish.", "language:polish", "active"),
         ("I play the guitar", "User plays the guitar.", "skill:guitar", "active"),
-        ("I'm building a habit tracker app in Flutter",
-         "User is building a habit tracker app in Flutter.", "project:habit tracker app",
-         "active"),
-        ("we host everything on Heroku", "User's team host everything on Heroku.",
-         "tool:hosting", "heroku"),
-        ("goal for next year: run the London marathon",
-         "User's goal for next year is to run the London marathon.",
-         "goal:run london marathon", "active"),
-        ("we got married on Saturday", "User got married on 28 February 2026.",
-         "relationship_status", "married"),
+        (
+            "I'm building a habit tracker app in Flutter",
+            "User is building a habit tracker app in Flutter.",
+            "project:habit tracker app",
+            "active",
+        ),
+        (
+            "we host everything on Heroku",
+            "User's team host everything on Heroku.",
+            "tool:hosting",
+            "heroku",
+        ),
+        (
+            "goal for next year: run the London marathon",
+            "User's goal for next year is to run the London marathon.",
+            "goal:run london marathon",
+            "active",
+        ),
+        (
+            "we got married on Saturday",
+            "User got married on 28 February 2026.",
+            "relationship_status",
+            "married",
+        ),
     ],
-)  # fmt: skip
+)
 def test_each_attribute_kind(text: str, content: str, slot: str, value: str) -> None:
     assert (content, slot, value) in facts(text)
 
@@ -79,15 +123,21 @@ def test_each_attribute_kind(text: str, content: str, slot: str, value: str) -> 
     ("text", "content", "slot"),
     [
         ("I don't smoke any more!", "User no longer smokes.", "activity:smoke"),
-        ("gave up football after my knee op", "User gave up football after User's knee op.",
-         "activity:football"),
+        (
+            "gave up football after my knee op",
+            "User gave up football after User's knee op.",
+            "activity:football",
+        ),
         ("I'm not vegan anymore", "User is no longer vegan.", "diet"),
         ("Biscuit passed away on Sunday.", "Biscuit passed away on 1 March 2026.", "*:biscuit"),
         ("finally sold the Civic!!", "User sold the Civic.", "*:civic"),
-        ("sophie and i broke up last week", "User and Sophie broke up in the week of 23 "
-         "February 2026.", "partner"),
+        (
+            "sophie and i broke up last week",
+            "User and Sophie broke up in the week of 23 February 2026.",
+            "partner",
+        ),
     ],
-)  # fmt: skip
+)
 def test_each_explicit_ending(text: str, content: str, slot: str) -> None:
     assert facts(text) == [(content, slot, ENDED)]
 
@@ -130,15 +180,17 @@ def test_another_persons_name_is_kept_as_who_they_are_not_what_they_do() -> None
     ("text", "normalised"),
     [
         ("heyy im tom, i live in cork", "Hey I'm tom, I live in cork"),
-        ("WE ADOPTED A KITTEN 😻😻 a tabby called Pickle!!!",
-         "We adopted a kitten, a tabby called Pickle!"),
+        (
+            "WE ADOPTED A KITTEN 😻😻 a tabby called Pickle!!!",
+            "We adopted a kitten, a tabby called Pickle!",
+        ),
         ("I QUIT THE CAFE. starting monday", "I quit the cafe. Starting monday"),
         ("our stack runs on AWS ECS", "Our stack runs on AWS ECS"),
         ("I'm 41 — no wait, 42", "I'm 42"),
         ("me and Priya got engaged!!! 💍", "Priya and I got engaged!"),
         ("gonna be sooo late", "Going to be soo late"),
     ],
-)  # fmt: skip
+)
 def test_chat_text_is_normalised(text: str, normalised: str) -> None:
     assert normalise(text) == normalised
 
@@ -159,5 +211,9 @@ def test_cardinality_and_supersession_rules() -> None:
     assert supersedes("*:biscuit", ENDED, "pet:biscuit", "active")
     assert supersedes("*:civic", ENDED, "vehicle", "2012 honda civic")
     assert not supersedes("*:civic", ENDED, "likes:civic", "likes")
-    assert same_fact("likes:" + item_key("Studio Ghibli films"), "likes",
-                     "likes:" + item_key("studio ghibli movies"), "likes")  # fmt: skip
+    assert same_fact(
+        "likes:" + item_key("Studio Ghibli films"),
+        "likes",
+        "likes:" + item_key("studio ghibli movies"),
+        "likes",
+    )

@@ -17,9 +17,12 @@ async def client(
     falkordb_url: str, tmp_path_factory: pytest.TempPathFactory
 ) -> AsyncIterator[httpx.AsyncClient]:
     settings = test_settings(
-        tmp_path_factory.mktemp("remember"), falkordb_url=falkordb_url,
-        remember_max_messages=5, remember_max_chars=200, remember_rate_per_minute=1000,
-    )  # fmt: skip
+        tmp_path_factory.mktemp("remember"),
+        falkordb_url=falkordb_url,
+        remember_max_messages=5,
+        remember_max_chars=200,
+        remember_rate_per_minute=1000,
+    )
     async with running_client(settings) as client:
         yield client
 

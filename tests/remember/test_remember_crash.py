@@ -37,9 +37,12 @@ class Service:
     def start(self) -> None:
         with self.log.open("ab") as out:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "app"], cwd=ROOT, env=self.env, stdout=out,
+                [sys.executable, "-m", "app"],
+                cwd=ROOT,
+                env=self.env,
+                stdout=out,
                 stderr=subprocess.STDOUT,
-            )  # fmt: skip
+            )
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
             assert self.proc.poll() is None, self.log.read_text()[-3000:]

@@ -26,10 +26,14 @@ IDLE_S = 1.0
 
 def remember_body(session: Session, **extra: Any) -> dict[str, Any]:
     messages = [
-        {"role": t.role, "content": t.content, "timestamp": to_iso(t.timestamp),
-         "message_id": t.message_id}
+        {
+            "role": t.role,
+            "content": t.content,
+            "timestamp": to_iso(t.timestamp),
+            "message_id": t.message_id,
+        }
         for t in session.turns
-    ]  # fmt: skip
+    ]
     return {"messages": messages, "session_id": session.session_id, **extra}
 
 
@@ -71,8 +75,13 @@ async def recall(client: httpx.AsyncClient, query: str, **params: Any) -> list[d
 
 
 def flow_settings(tmp_path: Path, falkordb_url: str, **overrides: Any):
-    values = {"embedding_provider": "local", "embedding_dimensions": None,
-              "session_idle_seconds": IDLE_S, **FAST_JOBS, **overrides}  # fmt: skip
+    values = {
+        "embedding_provider": "local",
+        "embedding_dimensions": None,
+        "session_idle_seconds": IDLE_S,
+        **FAST_JOBS,
+        **overrides,
+    }
     return test_settings(tmp_path, falkordb_url=falkordb_url, **values)
 
 
@@ -211,9 +220,12 @@ async def test_the_scripted_conversation_with_an_llm(
 ) -> None:
     llm_server.reset(FakeOpenAIConfig(chat_reply=llm_reply))
     settings = flow_settings(
-        tmp_path, falkordb_url, llm_base_url=llm_server.base_url, llm_model="fake-model",
+        tmp_path,
+        falkordb_url,
+        llm_base_url=llm_server.base_url,
+        llm_model="fake-model",
         enrichment_enabled=False,
-    )  # fmt: skip
+    )
     async with running_client(settings) as client:
         provenance = {"labels": {"app": "webchat"}, "source": {"chat_id": "c-1", "model": "m-9"}}
         first = await remember(client, SESSION_1, agent_id=AGENT_ID, **provenance)
@@ -251,9 +263,12 @@ async def test_an_unreachable_llm_falls_back_to_rules_visibly(
 ) -> None:
     llm_server.reset(FakeOpenAIConfig(chat_reply=llm_reply, quota_exceeded=True))
     settings = flow_settings(
-        tmp_path, falkordb_url, llm_base_url=llm_server.base_url, llm_model="fake-model",
+        tmp_path,
+        falkordb_url,
+        llm_base_url=llm_server.base_url,
+        llm_model="fake-model",
         enrichment_enabled=False,
-    )  # fmt: skip
+    )
     async with running_client(settings) as client:
         result = await remember(client, SESSION_1)
         assert result["extractor"] == "rules" and "quota" in result["llm_error"].lower()

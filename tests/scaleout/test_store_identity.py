@@ -39,15 +39,15 @@ async def test_a_process_with_another_vector_store_refuses_to_start(
     deployment = await started(first)
     assert await started(first) == deployment  # a restart finds its own shard
 
-    other_shard = test_settings(tmp_path / "other", falkordb_url=falkordb_url,
-                                falkordb_graph=graph)  # fmt: skip
+    other_shard = test_settings(tmp_path / "other", falkordb_url=falkordb_url, falkordb_graph=graph)
     with pytest.raises(StoreMismatch) as refused:
         await start_runtime(other_shard, with_keyring=False)
     message = str(refused.value)
     assert deployment in message and "QDRANT_URL" in message and "edge:" in message
 
-    private = test_settings(tmp_path / "mem", falkordb_url=falkordb_url, falkordb_graph=graph,
-                            qdrant_url=":memory:")  # fmt: skip
+    private = test_settings(
+        tmp_path / "mem", falkordb_url=falkordb_url, falkordb_graph=graph, qdrant_url=":memory:"
+    )
     with pytest.raises(StoreMismatch, match="opened the vector store memory:"):
         await start_runtime(private, with_keyring=False)
 
@@ -56,8 +56,9 @@ async def test_adopting_a_new_vector_store_is_explicit(falkordb_url: str, tmp_pa
     graph = f"test_{uuid.uuid4().hex[:12]}"
     old = test_settings(tmp_path / "old", falkordb_url=falkordb_url, falkordb_graph=graph)
     deployment = await started(old)
-    moved = test_settings(tmp_path / "new", falkordb_url=falkordb_url, falkordb_graph=graph,
-                          adopt_vector_store=True)  # fmt: skip
+    moved = test_settings(
+        tmp_path / "new", falkordb_url=falkordb_url, falkordb_graph=graph, adopt_vector_store=True
+    )
     assert await started(moved) == deployment  # the same deployment, its new vector store
     with pytest.raises(StoreMismatch):  # and now the old one is the stranger
         await start_runtime(old, with_keyring=False)
@@ -106,8 +107,13 @@ async def test_the_worker_process_refuses_with_a_reason(falkordb_url: str, tmp_p
         "ENGRAM_LOG_FORMAT": "text",
     }
     done = subprocess.run(
-        [sys.executable, "-m", "app.worker"], cwd=ROOT, env=env, capture_output=True,
-        text=True, timeout=120, stdin=subprocess.DEVNULL,
-    )  # fmt: skip
+        [sys.executable, "-m", "app.worker"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
     assert done.returncode == 2, done.stderr[-2000:]
     assert "refusing to start: This process opened the vector store memory:" in done.stderr

@@ -41,9 +41,13 @@ class Processes:
     def start(self, module: str, name: str, **extra: str) -> subprocess.Popen:
         log = (self.logs / f"{name}.log").open("a")
         proc = subprocess.Popen(
-            [sys.executable, "-m", module], cwd=ROOT, env=self.env | extra,
-            stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-        )  # fmt: skip
+            [sys.executable, "-m", module],
+            cwd=ROOT,
+            env=self.env | extra,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+        )
         self.running.append(proc)
         return proc
 
@@ -104,8 +108,13 @@ async def test_replicas_and_workers_share_the_stores_and_lose_nothing(tmp_path: 
         urls = []
         for n in range(2):
             port = free_port()
-            processes.start("app", f"api{n}", ENGRAM_PORT=str(port), ENGRAM_WORKERS="0",
-                            ENGRAM_DATA_DIR=str(tmp_path / f"api{n}"))  # fmt: skip
+            processes.start(
+                "app",
+                f"api{n}",
+                ENGRAM_PORT=str(port),
+                ENGRAM_WORKERS="0",
+                ENGRAM_DATA_DIR=str(tmp_path / f"api{n}"),
+            )
             urls.append(f"http://127.0.0.1:{port}")
         for url in urls:
             await ready(url)
@@ -119,11 +128,14 @@ async def test_replicas_and_workers_share_the_stores_and_lose_nothing(tmp_path: 
             if start == WRITES // 3:
                 os.kill(workers[0].pid, signal.SIGKILL)  # its jobs in flight go back to the queue
                 processes.start("app.worker", "worker2", ENGRAM_DATA_DIR=str(tmp_path / "w2"))
-            answers = await asyncio.gather(*(
-                clients[i % 2].post("/memory", json={"content": f"topology memory {i}"},
-                                    headers=auth(ALICE_KEY))
-                for i in range(start, start + 20)
-            ))  # fmt: skip
+            answers = await asyncio.gather(
+                *(
+                    clients[i % 2].post(
+                        "/memory", json={"content": f"topology memory {i}"}, headers=auth(ALICE_KEY)
+                    )
+                    for i in range(start, start + 20)
+                )
+            )
             assert all(a.status_code == 201 for a in answers), answers[0].text
             ids += [a.json()["memory_id"] for a in answers]
         assert len(set(ids)) == WRITES

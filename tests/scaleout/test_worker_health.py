@@ -29,9 +29,13 @@ def worker_env(falkordb_url: str, data_dir: Path) -> dict[str, str]:
 
 async def healthcheck(env: dict[str, str]) -> int:
     done = await asyncio.to_thread(
-        subprocess.run, [sys.executable, "-m", "app.worker", "--healthcheck"], cwd=ROOT,
-        env=env, capture_output=True, timeout=60,
-    )  # fmt: skip
+        subprocess.run,
+        [sys.executable, "-m", "app.worker", "--healthcheck"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        timeout=60,
+    )
     return done.returncode
 
 
@@ -48,8 +52,14 @@ async def wait_for(env: dict[str, str], code: int, worker: subprocess.Popen) -> 
 
 def start_worker(env: dict[str, str]) -> subprocess.Popen:
     log = Path(env["ENGRAM_DATA_DIR"]).with_suffix(".log").open("a")
-    return subprocess.Popen([sys.executable, "-m", "app.worker"], cwd=ROOT, env=env,
-                            stdin=subprocess.DEVNULL, stdout=log, stderr=log)  # fmt: skip
+    return subprocess.Popen(
+        [sys.executable, "-m", "app.worker"],
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=log,
+        stderr=log,
+    )
 
 
 async def test_the_health_check_follows_the_heartbeat(falkordb_url: str, tmp_path: Path):

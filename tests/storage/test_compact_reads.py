@@ -15,10 +15,31 @@ from tests.conftest import free_port
 
 
 def test_compact_values_become_python_values():
-    cell = [compact.MAP, ["s", [2, "x"], "i", [3, 7], "f", [5, "0.25"], "t", [4, "true"],
-                          "n", [1, None], "l", [6, [[2, "a"], [4, "false"]]]]]  # fmt: skip
-    assert compact.value(cell) == {"s": "x", "i": 7, "f": 0.25, "t": True, "n": None,
-                                   "l": ["a", False]}  # fmt: skip
+    cell = [
+        compact.MAP,
+        [
+            "s",
+            [2, "x"],
+            "i",
+            [3, 7],
+            "f",
+            [5, "0.25"],
+            "t",
+            [4, "true"],
+            "n",
+            [1, None],
+            "l",
+            [6, [[2, "a"], [4, "false"]]],
+        ],
+    ]
+    assert compact.value(cell) == {
+        "s": "x",
+        "i": 7,
+        "f": 0.25,
+        "t": True,
+        "n": None,
+        "l": ["a", False],
+    }
 
 
 def test_nodes_are_refused_with_a_hint():

@@ -23,9 +23,17 @@ def as_before_the_field(p: VectorPoint) -> VectorPoint:
 def memory(**fields: object) -> Memory:
     stamp = "2026-12-01T10:00:00+00:00"
     return Memory.model_validate(
-        {"id": "m1", "user_id": "alice", "content": "x", "content_hash": "h", "timestamp": stamp,
-         "created_at": stamp, "updated_at": stamp, **fields}
-    )  # fmt: skip
+        {
+            "id": "m1",
+            "user_id": "alice",
+            "content": "x",
+            "content_hash": "h",
+            "timestamp": stamp,
+            "created_at": stamp,
+            "updated_at": stamp,
+            **fields,
+        }
+    )
 
 
 def test_the_mirror_names_the_user_only_on_shared_current_memories():

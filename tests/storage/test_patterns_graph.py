@@ -34,12 +34,19 @@ async def _exemplars(graph: GraphStore) -> dict[str, str]:
 
 
 async def test_a_type_with_enough_other_confident_memories_is_a_pattern(graph: GraphStore):
-    await _memories(graph, [
-        ("d1", "ann", "Decision", 0.9), ("d2", "ann", "Decision", 0.9),
-        ("d3", "ann", "Decision", 0.9), ("d4", "ann", "Decision", 0.4),  # not confident
-        ("h1", "ann", "Habit", 0.9), ("h2", "ann", "Habit", 0.9),
-        ("x1", "bob", "Decision", 0.9), ("x2", "bob", "Decision", 0.9),  # another owner
-    ])  # fmt: skip
+    await _memories(
+        graph,
+        [
+            ("d1", "ann", "Decision", 0.9),
+            ("d2", "ann", "Decision", 0.9),
+            ("d3", "ann", "Decision", 0.9),
+            ("d4", "ann", "Decision", 0.4),  # not confident
+            ("h1", "ann", "Habit", 0.9),
+            ("h2", "ann", "Habit", 0.9),
+            ("x1", "bob", "Decision", 0.9),
+            ("x2", "bob", "Decision", 0.9),  # another owner
+        ],
+    )
 
     linked = await store.link_patterns(graph, "ann", ["d1", "d4", "h1", "x1"], now=NOW)
 
@@ -50,5 +57,7 @@ async def test_a_type_with_enough_other_confident_memories_is_a_pattern(graph: G
     await _memories(graph, [("d5", "ann", "Decision", 0.9)])
     await store.link_patterns(graph, "ann", ["d1", "d5", "h1"], now=NOW)
     assert await _exemplars(graph) == {
-        "d4": "ann/Decision", "d1": "ann/Decision", "d5": "ann/Decision",
-    }  # fmt: skip
+        "d4": "ann/Decision",
+        "d1": "ann/Decision",
+        "d5": "ann/Decision",
+    }

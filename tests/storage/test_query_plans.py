@@ -49,7 +49,7 @@ async def plan(graph: GraphStore, cypher: str, params: dict) -> list[str]:
                 "min_importance": 0.0,
                 "limit": 5,
             },
-        ),  # fmt: skip
+        ),
         (queries.SUPERSEDED_HEADS, {"ids": ["a"]}),
     ],
 )
@@ -87,7 +87,7 @@ async def test_an_entity_is_found_before_the_memories_that_mention_it(graph: Gra
                 "archived": False,
                 "limit": 5,
             },
-        ),  # fmt: skip
+        ),
         (queries.LIST_BY_TAGS, {"tags": ["x"], "offset": 0, "limit": 5, "archived": False}),
     ],
 )
@@ -96,5 +96,8 @@ async def test_listings_build_properties_only_for_what_they_return(
 ):
     steps = await plan(graph, cypher, {**params, **SCOPE})
     assert steps[:3] == ["Results", "Project", "Limit"] or steps[:4] == [
-        "Results", "Project", "Skip", "Limit"
-    ], steps  # fmt: skip
+        "Results",
+        "Project",
+        "Skip",
+        "Limit",
+    ], steps

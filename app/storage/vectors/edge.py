@@ -212,9 +212,13 @@ class EdgeVectorIndex:
         return self._search_channels(vector, text, flt, limit, shard)
 
     def _search_channels(
-        self, vector: list[float] | None, text: str | None, flt: VectorFilter, limit: int,
+        self,
+        vector: list[float] | None,
+        text: str | None,
+        flt: VectorFilter,
+        limit: int,
         shard: qe.EdgeShard,
-    ) -> ChannelHits:  # fmt: skip
+    ) -> ChannelHits:
         engine_filter = edge_filter(describe_filter(flt, shared_live=True))
         queries: dict[str, Any] = {}
         if vector is not None:
@@ -344,8 +348,10 @@ class EdgeVectorIndex:
             return
         log.warning(
             "Edge shard %s: filling in %s on %d points written by an earlier release",
-            self.path, SHARED_LIVE, missing,
-        )  # fmt: skip
+            self.path,
+            SHARED_LIVE,
+            missing,
+        )
         fill_shared_live(shard, missing)
         shard.flush()
 
