@@ -88,8 +88,8 @@ def mcp(
     ] = None,
 ) -> None:
     """Serve Engram's MCP tools over stdio for a local agent, acting with the key in
-    ENGRAM_API_KEY (the same as `python -m app.mcp`; see docs/integrations.md)."""
-    _exec_module("app.mcp", {"ENGRAM_AGENT_ID": agent})
+    ENGRAM_API_KEY (the same as `python -m app.mcp_stdio`; see docs/integrations.md)."""
+    _exec_module("app.mcp_stdio", {"ENGRAM_AGENT_ID": agent})
 
 
 def _exec_module(module: str, overrides: dict[str, object]) -> None:

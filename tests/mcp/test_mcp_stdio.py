@@ -1,4 +1,4 @@
-"""`python -m app.mcp` (`engram mcp`) over stdio, driven by the MCP SDK's stdio client."""
+"""`python -m app.mcp_stdio` (`engram mcp`) over stdio, driven by the MCP SDK's stdio client."""
 
 import json
 import os
@@ -32,7 +32,7 @@ def server_params(falkordb_url: str, tmp_path: Path, key: str, graph: str) -> St
         "ENGRAM_AGENT_ID": "desktop",
     }
     return StdioServerParameters(
-        command=sys.executable, args=["-m", "app.mcp"], env=env, cwd=str(ROOT)
+        command=sys.executable, args=["-m", "app.mcp_stdio"], env=env, cwd=str(ROOT)
     )
 
 

@@ -1,4 +1,4 @@
-"""`engram mcp`: Engram's MCP tools over stdio, for a local agent that starts the process.
+"""`engram mcp` (`python -m app.mcp_stdio`): the MCP tools over stdio, for a local agent.
 
 The process runs the API in-process (no port) on the stores it opens itself: the embedded
 default, or the shared servers named by FALKORDB_URL / QDRANT_URL. It serves one caller: the
@@ -57,3 +57,7 @@ def main() -> None:
     except StartRefused as exc:
         log.error("%s", exc)
         sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()
