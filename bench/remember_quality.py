@@ -1,14 +1,16 @@
 """What /remember keeps from ordinary chat, without an LLM: facts, updates, duplicates, distractors.
 
-Runs the multi-session conversations of bench/remember_scenarios/ (a "dev" half the extractor
-may be tuned on and a "held-out" half it must not be) through `POST /remember` of a fresh Engram
-on the embedded default (own FalkorDB server, Qdrant Edge shard, no LLM, SESSION_IDLE_SECONDS
-short so that each session is consolidated before the next one arrives). Every conversation is
+Runs the multi-session conversations of bench/remember_scenarios/ (a "dev" set the extractor
+may be tuned on; a "held-out" set it must not be, written before the extraction code; and a
+"fresh" set written later, once the held-out misses had been read one by one) through
+`POST /remember` of a fresh Engram on the embedded default (own FalkorDB server, Qdrant Edge
+shard, no LLM, SESSION_IDLE_SECONDS short so that each session is consolidated before the next
+one arrives). Every conversation is
 its own user; sessions are posted in order, their turns stamped `day` days after a fixed start.
 After each call the bench waits for the job (the time from the 202 to `done` is the job's
 latency) and for the session's consolidation.
 
-Reported per half and overall:
+Reported per set and overall:
 - facts found: the expected keywords appear in one memory of the top 5 of `/recall` for the
   scenario's question (recall as configured, its relevance floor and gate included); beside it,
   the same with `relevance_floor=0` (recall's plain ranking, no gate) and the facts stored at all
@@ -21,7 +23,7 @@ Reported per half and overall:
 - the 202 acknowledgement's p50/p95 (client side) and the job's p50/p95.
 State is read from the graph directly (every memory of the user, with its layer and t_invalid).
 
-Usage: .venv/bin/python bench/remember_quality.py [--split dev|held_out|all] [--only ID ...]
+Usage: .venv/bin/python bench/remember_quality.py [--split dev|held_out|fresh|all] [--only ID ...]
        [--show] [--json PATH]
 """
 
@@ -47,7 +49,7 @@ from bench._engram import keyed_engram, load_average, percentiles  # noqa: E402
 
 log = logging.getLogger("remember_quality")
 SCENARIOS = ROOT / "bench" / "remember_scenarios"
-SPLITS = ("dev", "held_out")
+SPLITS = ("dev", "held_out", "fresh")
 ADMIN_KEY = "bench-admin-key-remember-quality"
 START = datetime(2026, 3, 2, 9, 30, tzinfo=UTC)
 POLL_S = 0.005
