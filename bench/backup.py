@@ -16,6 +16,8 @@ import random
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +32,7 @@ USER_KEY, ADMIN_KEY = "bench-user-key-0123456789", "bench-admin-key-0123456789"
 ENV = {"EMBEDDING_PROVIDER": "hash", "EMBEDDING_DIMENSIONS": "384", "ENGRAM_WORKERS": "0"}
 BATCH = 500
 DIMENSION = 384
+CLIENTS = 8  # single-memory PATCHes and DELETEs go out in parallel, as from several clients
 
 
 def populate(base: str, n: int, rng: random.Random) -> dict[str, int]:
@@ -42,9 +45,15 @@ def populate(base: str, n: int, rng: random.Random) -> dict[str, int]:
                 lambda body={"memories": items}: user.post("/memory/batch", json=body)
             )
             ids += response.json()["memory_ids"]
+            if len(ids) % (BATCH * 20) == 0 and len(ids) < n:
+                _progress(f"wrote {len(ids)} memories")
+        _progress(f"wrote {len(ids)} memories")
         patched = rng.sample(ids, n // 10)
-        for memory_id in patched:
-            user.patch(f"/memory/{memory_id}", json={"importance": 0.9}).raise_for_status()
+        _in_parallel(
+            lambda memory_id: user.patch(f"/memory/{memory_id}", json={"importance": 0.9}),
+            patched,
+        )
+        _progress(f"patched {len(patched)}")
         pairs = [(rng.choice(ids), rng.choice(ids)) for _ in range(n // 20)]
         for start in range(0, len(pairs), BATCH):
             body = {
@@ -55,10 +64,20 @@ def populate(base: str, n: int, rng: random.Random) -> dict[str, int]:
                 ]
             }
             user.post("/associate", json=body).raise_for_status()
+        _progress(f"linked {len(pairs)} pairs")
         deleted = rng.sample(sorted(set(ids) - set(patched)), n // 50)
-        for memory_id in deleted:
-            user.delete(f"/memory/{memory_id}").raise_for_status()
+        _in_parallel(lambda memory_id: user.delete(f"/memory/{memory_id}"), deleted)
+        _progress(f"deleted {len(deleted)}")
     return {"memories": n, "patched": len(patched), "linked": len(pairs), "deleted": len(deleted)}
+
+
+def _in_parallel(send: Callable[[str], httpx.Response], memory_ids: Iterable[str]) -> None:
+    with ThreadPoolExecutor(CLIENTS) as pool:
+        list(pool.map(lambda memory_id: _with_retry(lambda: send(memory_id)), memory_ids))
+
+
+def _progress(message: str) -> None:
+    print(f"{time.strftime('%H:%M:%S')} {message}", file=sys.stderr, flush=True)  # noqa: T201
 
 
 def _with_retry(send: Any, attempts: int = 10) -> httpx.Response:
@@ -127,9 +146,12 @@ def main() -> None:
             written = populate(source.base, args.memories, rng)
             load_before = load_average()
             backup_s = time_backup(source.base, archive)
+            _progress(f"backup took {backup_s:.1f} s")
             export_s = time_export(source.base, export)
+            _progress(f"export took {export_s:.1f} s")
         with keyed_engram(USER_KEY, ADMIN_KEY, env=ENV) as target:
             restore_s, report = time_restore(target.base, archive)
+            _progress(f"restore took {restore_s:.1f} s")
         result = {
             **written,
             "live_memories": report["memories"],

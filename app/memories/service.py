@@ -124,7 +124,7 @@ async def link_session_turns(stores: Stores, scope: Scope, memories: list[Memory
         else:
             pairs.append({"later": memory.id, "earlier": previous})
         last_seen[memory.session_id] = memory.id
-    await stores.graph.link_turns(scope.user_id, firsts, pairs, [m.id for m in in_session])
+    await stores.graph.link_turns(scope.user_id, firsts, pairs)
 
 
 async def _queue_embedding(stores: Stores, scope: Scope, memory_ids: list[str]) -> str:

@@ -184,13 +184,16 @@ RETURN count(m)
 EXISTING_IDS = "MATCH (m:Memory) WHERE m.id IN $ids RETURN m.id"
 
 # Conversation order: a new session's first turn follows the session's latest earlier turn.
+# "Earlier" is by created_at, which is unique and in order within a write, so the write's own
+# turns (all later than its first) drop out without a list to search for every turn.
 LINK_FIRST_TURNS = """
 UNWIND $firsts AS row
 MATCH (m:Memory {id: row.id})
-MATCH (p:Memory {session_id: row.session_id}) WHERE p.user_id = $user_id AND NOT p.id IN $new
-WITH m, row, max(p.created_at) AS latest
-MATCH (previous:Memory {session_id: row.session_id})
-WHERE previous.user_id = $user_id AND previous.created_at = latest
+MATCH (p:Memory {session_id: row.session_id})
+WHERE p.user_id = $user_id AND p.created_at < m.created_at
+WITH m, p ORDER BY p.created_at DESC
+WITH m, collect(p.id)[0] AS previous_id
+MATCH (previous:Memory {id: previous_id})
 MERGE (m)-[r:PRECEDED_BY]->(previous) SET r.session = true
 """
 LINK_CONSECUTIVE_TURNS = """

@@ -322,13 +322,10 @@ class GraphStore(FalkorGraph):
         """Which of these ids are live memories (operator path: orphan detection)."""
         return {row[0] for row in await self.ro_query(EXISTING_IDS, {"ids": list(memory_ids)})}
 
-    async def link_turns(
-        self, user_id: str, firsts: list[dict], pairs: list[dict], new_ids: list[str]
-    ) -> None:
+    async def link_turns(self, user_id: str, firsts: list[dict], pairs: list[dict]) -> None:
         """PRECEDED_BY links between consecutive turns of conversation sessions."""
         if firsts:
-            params = {"firsts": firsts, "new": new_ids, "user_id": user_id}
-            await self.query(LINK_FIRST_TURNS, params)
+            await self.query(LINK_FIRST_TURNS, {"firsts": firsts, "user_id": user_id})
         if pairs:
             await self.query(LINK_CONSECUTIVE_TURNS, {"pairs": pairs, "user_id": user_id})
 

@@ -29,6 +29,7 @@ def _turn(content: str, minute: int, **extra) -> dict:
 
 async def _batch(client, turns, headers=H) -> list[str]:
     response = await client.post("/memory/batch", json={"memories": turns}, headers=headers)
+    assert response.status_code == 201, response.text
     return response.json()["memory_ids"]
 
 
@@ -94,3 +95,30 @@ async def test_a_neighbour_in_an_inferred_sequence_is_lifted(app_client):
     ).json()
     found = {r["id"]: r for r in body["results"]}
     assert found[ids[1]]["score_components"].get("context", 0) > 0
+
+
+async def test_interleaved_sequences_each_follow_only_the_latest_earlier_write(app_client):
+    earlier = await _batch(
+        app_client,
+        [_turn("Seq G one", 50), _turn("Seq H one", 50), _turn("Seq G two", 51)],
+    )
+    later = await _batch(
+        app_client,
+        [_turn("Seq G three", 52), _turn("Seq H two", 52), _turn("Seq G four", 53)],
+    )
+    # "Seq G four" starts a run of its own (an H turn came between), and follows the latest G
+    # memory of an earlier write, not "Seq G three" of its own.
+    assert await _links(app_client, later) == sorted(
+        [[later[0], earlier[2]], [later[1], earlier[1]], [later[2], earlier[2]]]
+    )
+
+
+async def test_a_session_turn_follows_only_the_latest_earlier_turn(app_client):
+    session = {"source": {"session_id": "s-i"}}
+    earlier = await _batch(
+        app_client, [_turn("Seq I one", 54, **session), _turn("Seq I two", 55, **session)]
+    )
+    later = await _batch(
+        app_client, [_turn("Seq I three", 56, **session), _turn("Seq I four", 57, **session)]
+    )
+    assert await _links(app_client, later) == sorted([[later[0], earlier[1]], [later[1], later[0]]])
