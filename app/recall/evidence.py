@@ -6,16 +6,18 @@ A memory's own evidence is what it shares with the query itself:
 - words: how many of the query's keyword terms (BM25's tokens: stop words dropped, stemmed) its
   content contains.
 
-The floor, per memory: a term in common, or similarity ≥ `relevance_floor`. The lifts a memory
-can get from elsewhere — a neighbouring turn that matched (context), a shared entity, a
-relationship, a name, a context hint — raise a memory that passes the floor; they never admit
-one that does not.
+The floor, per memory: a term in common, attribute evidence (the query asks about one of the
+user's attributes and the memory is a /remember fact that fills it: attribute_evidence.py), or
+similarity ≥ `relevance_floor`. The lifts a memory can get from elsewhere — a neighbouring turn
+that matched (context), a shared entity, a relationship, a name, a context hint — raise a memory
+that passes the floor; they never admit one that does not.
 
 The gate, per query: something must match strongly — similarity ≥ `relevance_gate`, at least
-two query terms in common, or every term of a one-term query. Otherwise nothing stored is
-about the query ("what is the capital of Peru?" asked of someone's chat history): recall returns
-no result and says `relevant: false`, so that a chat front-end injects nothing. Without a query
-vector (dense channel off or unavailable) a term in common is evidence enough.
+two query terms in common, every term of a one-term query, or attribute evidence. Otherwise
+nothing stored is about the query ("what is the capital of Peru?" asked of someone's chat
+history): recall returns no result and says `relevant: false`, so that a chat front-end injects
+nothing. Without a query vector (dense channel off or unavailable) a term in common is evidence
+enough.
 
 `relevance_floor=0` on a request turns both off (every candidate is shown, as before).
 
@@ -40,6 +42,7 @@ class Evidence:
     similarity: float | None  # None: no vector to compare (dense channel off or unavailable)
     terms: int  # query terms the memory's content contains
     query_terms: int  # terms in the query
+    attribute: bool = False  # fills an attribute the query asks about (attribute_evidence.py)
 
 
 @dataclass
@@ -104,15 +107,15 @@ class Thresholds:
 
 
 def passes_floor(evidence: Evidence, limits: Thresholds) -> bool:
-    """A term in common, or a meaning close enough."""
-    if limits.off or evidence.terms > 0:
+    """A term in common, the attribute asked about, or a meaning close enough."""
+    if limits.off or evidence.terms > 0 or evidence.attribute:
         return True
     return evidence.similarity is not None and evidence.similarity >= limits.floor
 
 
 def is_strong(evidence: Evidence, limits: Thresholds) -> bool:
     """Strong enough to say the query is about something stored (the gate)."""
-    if limits.off:
+    if limits.off or evidence.attribute:
         return True
     if evidence.similarity is None:
         return evidence.terms > 0

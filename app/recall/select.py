@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from app.models import Memory, to_iso
-from app.recall import evidence, rank
+from app.recall import attribute_evidence, evidence, rank
 from app.recall.candidates import Best, Pool, Read
 from app.recall.names import query_names
 from app.recall.outcome import Hit, RecallConfig, Search
@@ -90,6 +90,7 @@ async def _judge(
     has_vectors = any(v.vectors for v in pool.vectors.values())
     vectors = search.stores.vectors
     stored = await evidence.stored_vectors(vectors, wanted) if has_vectors else {}
+    asked = await _asked_attributes(search, pool, facts)
     judged = {}
     for memory_id, props in facts.items():
         candidate, query, _ = pool.best[memory_id]
@@ -100,8 +101,23 @@ async def _judge(
             ),
             terms=evidence.shared_terms(terms, props.get("content") or ""),
             query_terms=len(terms),
+            attribute=attribute_evidence.fills(props.get("slot"), asked.get(query, frozenset())),
         )
     return judged
+
+
+async def _asked_attributes(
+    search: Search, pool: Pool, facts: dict[str, dict]
+) -> dict[str, frozenset[str]]:
+    """Per query, the attributes it asks about — only if some candidate fills a slot (the
+    prototypes are not even looked at for a store without /remember facts)."""
+    if not any(props.get("slot") for props in facts.values()):
+        return {}
+    found = await attribute_evidence.prototypes(search.embedder)
+    return {
+        query: attribute_evidence.matched_attributes(vectors.vectors, found)
+        for query, vectors in pool.vectors.items()
+    }
 
 
 async def _add_whole_query_vectors(pool: Pool) -> None:
@@ -174,6 +190,8 @@ def _score(
             priority=params.priority,
             fused=fused[memory_id],
         )
+        if judged[memory_id].attribute and params.rerank:
+            scored = attribute_evidence.lifted(scored)
         if scored.score < params.min_score:
             floored += 1
             continue

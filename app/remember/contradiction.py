@@ -2,9 +2,10 @@
 
 The rules read both texts, in our third-person form ("User lives in Prague.") or as raw
 first-person sentences ("I live in Prague"), into (subject, slot, value) with the rule
-extractor's patterns. Two claims contradict when subject and slot match, the slot holds one value
-at a time (residence, employer, favorite:<x>, likes:<x>…) and the values differ. Anything the
-patterns cannot read never contradicts: superseding a memory by mistake is worse than keeping two.
+extractor's patterns. Two claims contradict when the subject matches and the new claim supersedes
+the old by the attribute rules (app/remember/attributes.py, the one taxonomy): the same slot with
+another value, or an ending of the old one's item. Anything the patterns cannot read never
+contradicts: superseding a memory by mistake is worse than keeping two.
 """
 
 import json
@@ -22,28 +23,6 @@ from app.remember.values import slot_key
 if TYPE_CHECKING:
     from app.llm import CallBudget, LLMClient
 
-SINGLE_VALUED_SLOTS = frozenset(
-    {
-        "name",
-        "age",
-        "birthday",
-        "birth_date",
-        "birthplace",
-        "residence",
-        "origin",
-        "hometown",
-        "nationality",
-        "employer",
-        "job_title",
-        "major",
-        "diet",
-        "relationship_status",
-        "spouse",
-        "partner",
-    }
-)
-# "likes:<x>" holds a polarity ("likes" / "dislikes"), so loving and hating X contradict.
-SINGLE_VALUED_PREFIXES = ("favorite:", "likes:")
 THIRD_PERSON = re.compile(
     r"^(?:the\s+)?(?P<who>user|assistant)(?P<possessive>'s)?\s+(?P<rest>.+)$", re.I | re.S
 )
@@ -74,11 +53,6 @@ class Claim:
     subject: str
     slot: str
     value: str
-
-
-def is_single_valued(slot: str) -> bool:
-    """True for slots that hold one value at a time, where a new value replaces the old."""
-    return slot in SINGLE_VALUED_SLOTS or slot.startswith(SINGLE_VALUED_PREFIXES)
 
 
 def first_person_verb(verb: str) -> str:

@@ -1,12 +1,12 @@
 import pytest
 
 from app.llm import LLMCallFailed, LLMUnavailable
+from app.remember import attributes
 from app.remember.contradiction import (
     CONTRADICTION_SCHEMA,
     contradicts_by_llm,
     contradicts_by_rules,
     first_person_verb,
-    is_single_valued,
     parse_claim,
     to_first_person,
 )
@@ -83,9 +83,13 @@ def test_first_person_verb(verb: str, base: str) -> None:
     assert first_person_verb(verb) == base
 
 
-def test_single_valued_slots() -> None:
-    assert all(map(is_single_valued, ["residence", "employer", "favorite:food", "likes:tea"]))
-    assert not any(map(is_single_valued, ["pet:dog", "allergy:peanuts", "family:son"]))
+def test_the_taxonomy_says_which_slots_hold_one_value() -> None:
+    single = ["residence", "employer", "favorite:food", "tool:database"]
+    assert all(attributes.cardinality(slot) == attributes.SINGLE for slot in single)
+    multi = ["pet:dog", "allergy:peanuts", "family:son", "likes:tea"]
+    assert all(attributes.cardinality(slot) == attributes.MULTI for slot in multi)
+    # a likes:<thing> slot holds its polarity: hating what was loved supersedes it
+    assert attributes.supersedes("likes:tea", "dislikes", "likes:tea", "likes")
 
 
 def test_a_claim_is_the_slot_and_its_comparable_value() -> None:
