@@ -11,10 +11,11 @@ from dataclasses import dataclass, replace
 from spacy.tokens import Span
 
 from app.models import MemoryType
-from app.remember.attributes import slot_for
+from app.remember.attributes import ACTIVE, slot_for
 from app.remember.clauses import Clause, is_person_entity, tagged
 from app.remember.dates import NUMBER_WORDS
 from app.remember.facts import ASSISTANT, ExtractedFact
+from app.remember.habits import habit_slot
 from app.remember.patterns import (
     ALLERGIC,
     APPOINTMENT,
@@ -33,6 +34,7 @@ from app.remember.patterns import (
     GOT_STATUS,
     GREW_UP,
     HABIT_ADVERB,
+    HAVE_CONDITION,
     LIVE_IN,
     MOVED,
     NAME_INTRO,
@@ -283,6 +285,10 @@ def health_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
         return make_fact(c, DIET_KIND, f"{c.name} is {value}", slot="diet", value=value)
     if m.re is CONDITION:
         return make_fact(c, HEALTH, f"{c.name} is {value}", slot=f"condition:{value}", value=value)
+    if m.re is HAVE_CONDITION:
+        said = clean_value(m["value"], max_words=4) or value  # "ADHD" keeps its capitals
+        key = slot_for("condition", re.sub(r"\s+(?:disease|syndrome|disorder)$", "", value))
+        return make_fact(c, HEALTH, f"{c.name} has {said}", slot=key, value=ACTIVE)
     if m.re is ALLERGIC:
         content = f"{c.name} is allergic to {value}"
     else:
@@ -364,12 +370,15 @@ def habit_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
     verb, rest = m["verb"], rest_of(m["rest"], c)
     if rest is None or not tagged(c.span, verb, "VBP", "VB"):
         return None
+    slot = habit_slot(verb, rest)
     if m.re is HABIT_ADVERB:
-        return make_fact(c, HABIT, f"{c.name} {m['adv'].lower()} {third_person_verb(verb)}{rest}")
+        content = f"{c.name} {m['adv'].lower()} {third_person_verb(verb)}{rest}"
+        return make_fact(c, HABIT, content, slot=slot, value=ACTIVE if slot else None)
     lead = f" {m['lead'].lower()}" if m["lead"] else ""
     if not (lead or FREQUENCY_RE.search(rest)):
         return None
-    return make_fact(c, HABIT, f"{c.name} {third_person_verb(verb)}{rest}{lead}")
+    content = f"{c.name} {third_person_verb(verb)}{rest}{lead}"
+    return make_fact(c, HABIT, content, slot=slot, value=ACTIVE if slot else None)
 
 
 def event_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:

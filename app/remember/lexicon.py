@@ -18,7 +18,7 @@ PETS = word_set(
 )
 CHILDREN = word_set(
     "kid kids child children son sons daughter daughters boy boys girl girls twin twins baby "
-    "babies toddler toddlers"
+    "babies toddler toddlers teenager teenagers teen teens"
 )
 RELATIONS = word_set(
     "wife husband partner girlfriend boyfriend fiance fiancee fiancé fiancée son daughter "
@@ -37,8 +37,16 @@ OCCUPATIONS = word_set(
     "cashier realtor contractor intern tutor coach dancer actor actress instructor technician "
     "administrator clerk receptionist officer midwife carer caregiver builder driver "
     "postman postwoman cleaner hairdresser barber solicitor banker economist statistician "
-    "marketer recruiter founder ceo cto director lead head owner"
+    "marketer recruiter founder ceo cto director lead head owner tester physio optician "
+    "surveyor paralegal radiographer sonographer dietitian nutritionist gardener landscaper "
+    "welder machinist butcher florist tailor jeweller courier soldier nanny childminder "
+    "housekeeper caretaker porter steward stewardess ranger sommelier animator illustrator "
+    "copywriter producer presenter broadcaster curator archivist optometrist podiatrist "
+    "osteopath chiropractor midwife dentist hygienist"
 )
+# Occupations recognised by their ending where the list has no entry: "-ologist" (a
+# radiologist), "-therapist" (a physiotherapist), "-ician" (an electrician, a beautician).
+OCCUPATION_ENDINGS = ("ologist", "therapist", "ician", "engineer", "developer", "designer")
 INSTRUMENTS = word_set(
     "guitar piano violin cello drums bass ukulele saxophone sax trumpet flute clarinet harp "
     "keyboard banjo harmonica trombone viola accordion"

@@ -98,6 +98,24 @@ CORRECTION = re.compile(
     r"(?:I'm\s+|it's\s+)?(?P<number>\d{1,3})\b",
     re.I,
 )
+# A short label before a colon opens many chat messages ("update: migrated off Heroku…", "Quick
+# context: my wife…", "ok so about me: I'm Marek"); the label states nothing and hides the
+# sentence's subject from the parser.
+# A goal's label ("goal for next year: …") is kept: it says what follows is a goal.
+LEAD_LABEL = re.compile(
+    r"(^|[.!?]\s+)(?!(?:my\s+|our\s+)?(?:\w+\s+)?goals?\b)(?:(?:[A-Za-z]+\s+){0,2}[A-Za-z]+|"
+    r"[A-Za-z][\w' ]{0,60}?(?=:\s+(?:I\b|I'|my\b|we\b|our\b)))[:]\s+",
+    re.I,
+)
+# Interjections before a comma at the start of a sentence ("wait sorry, I'm 30 now"; "haha ok,
+# …"): the parser takes "wait" for the main verb and loses the statement after it.
+LEAD_INTERJECTION = re.compile(
+    r"(^|[.!?]\s+)(?:(?:wait|sorry|oh|oops|ok|okay|well|anyway|yeah|yep|yes|haha|lol|right|"
+    r"btw|actually|ah|um|hmm|so|sure|no)\b[\s,]*){1,3}?,\s+",
+    re.I,
+)
+# "Name's Grace" (chat drops the "my").
+NAME_FRAGMENT = re.compile(r"(^|[.!?,]\s+)name'?s\s+(?=[A-Za-z])", re.I)
 # "me and Priya got engaged" → "Priya and I got engaged" (the parser finds the subject then).
 ME_AND = re.compile(r"(^|[.!?]\s+)me\s+and\s+((?:my\s+)?[\w'-]+)\s+", re.I)
 SARCASM = re.compile(
@@ -165,6 +183,9 @@ def normalise(text: str) -> str:
     text = CORRECTION.sub(lambda m: m["number"], text)
     text = NOW_WORDS.sub("", text)
     text = DROPPED_MY.sub(lambda m: f"{m[1]}my favourite ", text)
+    text = LEAD_INTERJECTION.sub(lambda m: m[1], text)
+    text = LEAD_LABEL.sub(lambda m: m[1], text)
+    text = NAME_FRAGMENT.sub(lambda m: f"{m[1]}My name is ", text)
     text = ME_AND.sub(lambda m: f"{m[1]}{m[2][:1].upper()}{m[2][1:]} and I ", text)
     text = SENTENCE_START.sub(lambda m: m[0].upper(), text)
     text = re.sub(r"\s+([.!?,])", r"\1", text)

@@ -61,7 +61,8 @@ AGE = re.compile(rf"I{AM}\s+(?P<value>\d{{1,3}})(?:\s+years?\s+old|\s+y/?o)?", r
 TURNED = re.compile(r"I\s+(?:just\s+)?turned\s+(?P<value>\d{1,3})", re.I)
 FAVORITE = re.compile(
     r"my\s+(?:all[- ]time\s+|absolute\s+|very\s+)?favou?rite\s+(?P<thing>[a-z]+(?:\s+[a-z]+){0,2}?)"
-    r"(?:\s+(?:now|currently|these\s+days|nowadays))?\s+(?:is|are|has\s+to\s+be)\s+(?P<value>.+)",
+    r"(?:\s+(?:now|currently|these\s+days|nowadays|of\s+all\s+time|ever))?"
+    r"\s+(?:is|are|has\s+to\s+be)\s+(?P<value>.+)",
     re.I,
 )
 FAVORITE_INVERTED = re.compile(
@@ -104,9 +105,25 @@ DIET = re.compile(
     r"(?P<value>vegetarian|vegan|pescatarian|pescetarian)",
     re.I,
 )
+# What may follow a short statement in chat: fillers, or a clause of its own after a conjunction.
+TRAILING = (
+    r"(?:\s+(?:too|as\s+well|fwiw|tbh|btw|lol|haha|now))*"
+    r"(?:(?:\s+(?:so|and|but|which|because|though|since)|,|\s+-)\b.*)?"
+)
 CONDITION = re.compile(
-    rf"I{AM}\s+(?P<value>lactose[- ]intolerant|gluten[- ]intolerant|diabetic|celiac|coeliac|"
-    r"asthmatic|colou?r[- ]blind|epileptic)",
+    rf"I{AM}\s+(?:(?:also|severely|very)\s+)?(?P<value>lactose[- ]intolerant|gluten[- ]intolerant|"
+    r"diabetic|celiac|coeliac|asthmatic|colou?r[- ]blind|epileptic|autistic|dyslexic)"
+    rf"{TRAILING}",
+    re.I,
+)
+# "I have coeliac disease", "I've got type 1 diabetes", "I was diagnosed with ADHD".
+HAVE_CONDITION = re.compile(
+    r"I\s*(?:'ve|\s+have)?\s+(?:(?:also|actually|just|recently)\s+)?"
+    r"(?:have|got|been\s+diagnosed\s+with|was\s+diagnosed\s+with|live\s+with)\s+"
+    r"(?P<value>(?:type[- ]?[12]\s+)?(?:(?!so\b|and\b|but\b)[\w'-]+\s+){0,2}?"
+    r"(?:diabetes|asthma|adhd|autism|arthritis|migraines|epilepsy|eczema|ibs|crohn's|"
+    r"psoriasis|endometriosis|anxiety|depression|tinnitus|[\w'-]+\s+(?:disease|syndrome|disorder)))"
+    rf"{TRAILING}",
     re.I,
 )
 ALLERGIC = re.compile(

@@ -46,11 +46,12 @@ from app.remember.values import third_person_verb
 def read_live(p: Predicate) -> list[ExtractedFact]:
     if p.verb.tag_ == "VBD" or p.negated or p.ended:
         return []
-    places = [t for t in p.preps("in") if is_name(t, p.lower_case)]
+    places = [t for t in p.preps("in", "outside", "near") if is_name(t, p.lower_case)]
     if not places:
         return []
     place = name_text(places[0], p.lower_case)
-    verb = "is based in" if p.lemma == "base" else "lives in"
+    where = places[0].head.text.lower()  # "just outside Glasgow": the town is the home's value
+    verb = f"is based {where}" if p.lemma == "base" else f"lives {where}"
     return [fact(p, PLACE, f"{who(p)} {verb} {place}", "residence", place)]
 
 

@@ -90,6 +90,7 @@ USER_RULES = (
     Rule(patterns.GOT_STATUS, builders.status_fact, Dates.MAYBE_PAST),
     Rule(patterns.DIET, builders.health_fact),
     Rule(patterns.CONDITION, builders.health_fact),
+    Rule(patterns.HAVE_CONDITION, builders.health_fact, Dates.MAYBE_PAST),
     Rule(patterns.ALLERGIC, builders.health_fact),
     Rule(patterns.ALLERGY, builders.health_fact),
     Rule(patterns.WORK_AT, builders.work_fact),

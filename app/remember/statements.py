@@ -34,8 +34,12 @@ GREETINGS = frozenset({"hey", "hi", "hello", "hiya", "yo", "heya", "howdy", "mor
 DIETS = frozenset({"vegan", "vegetarian", "pescatarian", "pescetarian"})
 POSSESSIVES = frozenset({"my", "our"})
 GOAL_LINE = re.compile(
-    r"^(?:my\s+|our\s+)?(?:(?:big|main|new)\s+)?goals?\b(?P<when>[^:]{0,40}):\s*(?P<what>.+)$",
+    r"^(?:my\s+|our\s+)?(?:(?:big|main|new)\s+)?goals?\b(?P<when>[^:]{0,40}?)"
+    r"(?::|\s+(?:is|was)\s+to\b)\s*(?P<what>.+)$",
     re.I,
+)
+JOB_WORDS = frozenset(
+    {"job", "offer", "role", "position", "hire", "work", "company", "start", "join", "team"}
 )
 SWITCH_VERBS = frozenset({"move", "switch", "migrate", "replace", "ditch", "drop", "leave"})
 TEAM_NOUNS = frozenset(
@@ -59,14 +63,39 @@ TEAM_NOUNS = frozenset(
 
 
 def _occupation(token: Token) -> bool:
-    return token.lemma_.lower() in lex.OCCUPATIONS or token.lower_ in lex.OCCUPATIONS
+    word = token.lower_
+    known = token.lemma_.lower() in lex.OCCUPATIONS or word in lex.OCCUPATIONS
+    return known or (word.isalpha() and word.endswith(lex.OCCUPATION_ENDINGS))
 
 
-def _job(p: Predicate, token: Token) -> ExtractedFact:
-    words = phrase(token, preps=("of", "at", "in", "for"))
+def _job(p: Predicate, token: Token) -> list[ExtractedFact]:
+    """ "a designer at Canva": the job title, and the employer as a fact of its own (so that
+    "I've joined Figma" later supersedes the employer and leaves the title)."""
+    employers = [t for t in pobjs(token, "at", "for") if _organisation(t, p.lower_case)][:1]
+    words = phrase(token, preps=("of", "in") if employers else ("of", "at", "in", "for"))
     article = "" if re.match(r"(?i)(?:a|an|the)\s", words) else "a "
-    content = f"User is {article}{words}"
-    return fact(p, WORK, content, "job_title", item_key(head_words(token)))
+    found = [fact(p, WORK, f"User is {article}{words}", "job_title", item_key(head_words(token)))]
+    return found + [_works_at(p, t) for t in employers]
+
+
+def _organisation(token: Token, lower_case: bool) -> bool:
+    """A name after "at": the tagger often takes a company for a place ("at Duolingo")."""
+    return is_name(token, lower_case) and token.ent_type_ not in ("PERSON", "NORP")
+
+
+def _works_at(p: Predicate, token: Token) -> ExtractedFact:
+    name = name_text(token, p.lower_case)
+    return fact(p, WORK, f"User works at {name}", "employer", name)
+
+
+def _new_employer(p: Predicate) -> list[ExtractedFact]:
+    """ "I've accepted an offer and I'm now at Duolingo": "I'm at <organisation>" is an employer
+    only where the sentence talks about a job (else it is a place: "I'm at Tesco")."""
+    words = {t.lemma_.lower() for t in p.verb.sent}
+    if p.negated or p.team or p.clause.when is not None or not words & JOB_WORDS:
+        return []
+    places = [t for t in p.preps("at") if _organisation(t, p.lower_case)]
+    return [_works_at(p, t) for t in places[:1]]
 
 
 def _apposition_facts(p: Predicate, name: Token) -> list[ExtractedFact]:
@@ -82,7 +111,7 @@ def _apposition_facts(p: Predicate, name: Token) -> list[ExtractedFact]:
                     )
                 )
         elif child.dep_ == "appos" and _occupation(child):
-            found.append(_job(p, child))
+            found += _job(p, child)
             found += _apposition_facts(p, child)
         elif child.dep_ == "acl" and child.lemma_.lower() in ("base", "live"):
             found += _residence(p, pobjs(child, "in"), "is based in")
@@ -132,7 +161,7 @@ def copula_facts(p: Predicate) -> list[ExtractedFact]:
         elif attr.dep_ == "acomp":
             continue
         elif _occupation(attr) and not p.negated and not p.team:
-            found.append(_job(p, attr))
+            found += _job(p, attr)
         elif attr.lower_ in DIETS and p.negated:
             found.append(_no_longer(p, attr.lower_))
     for acomp in p.children("acomp"):
@@ -155,6 +184,8 @@ def copula_facts(p: Predicate) -> list[ExtractedFact]:
     if not p.negated and not p.children("attr", "acomp") and p.clause.when is None:
         places = [t for t in p.preps("in") if t.ent_type_ == "GPE"]
         found += _residence(p, places, "is in")
+    if not p.children("attr", "acomp"):
+        found += _new_employer(p)
     return found
 
 

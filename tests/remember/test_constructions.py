@@ -1,0 +1,107 @@
+"""Kinds of chat construction the reading generalises over (not single sentences): each case
+below is a construction with its own wording, read by the real spaCy pipeline (app.nlp)."""
+
+from datetime import UTC, datetime
+
+import pytest
+
+from app.remember.attributes import ACTIVE, ENDED, supersedes
+from app.remember.facts import Turn
+from app.remember.normalise import normalise
+from app.remember.rules import extract_facts_by_rules
+
+NOW = datetime(2026, 3, 2, 9, 30, tzinfo=UTC)
+
+
+def facts(text: str) -> list[tuple[str, str | None, str | None]]:
+    return [(f.content, f.slot, f.value) for f in extract_facts_by_rules([Turn("user", text, NOW)])]
+
+
+def slots(text: str) -> dict[str | None, str | None]:
+    return {slot: value for _, slot, value in facts(text)}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("update: migrated off Heroku to Render", "Migrated off Heroku to Render"),
+        ("Quick context: my wife and I have two boys", "My wife and I have two boys"),
+        ("ok so about me: I'm Marek, 35", "I'm Marek, 35"),
+        ("wait sorry, I'm 30 now", "I'm 30 now"),
+        ("haha ok, I live in Hull", "I live in Hull"),
+        ("Name's Grace, I teach", "My name is Grace, I teach"),
+        ("goal for next year: learn Welsh", "Goal for next year: learn Welsh"),  # a goal's label
+    ],
+)
+def test_labels_interjections_and_name_fragments_are_normalised(text: str, expected: str) -> None:
+    assert normalise(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "title", "employer"),
+    [
+        ("I'm a designer at Canva, been there 2 yrs", "designer", "Canva"),
+        ("im a nurse at St Mary's", "nurse", "St Mary's"),
+        ("I'm Ola, 31, I'm a data engineer at Monzo", "data engineer", "Monzo"),
+    ],
+)
+def test_a_copula_job_at_an_organisation_gives_the_employer_too(
+    text: str, title: str, employer: str
+) -> None:
+    found = slots(text)
+    assert found["job_title"] == title and found["employer"] == employer
+    title_fact = next(c for c, slot, _ in facts(text) if slot == "job_title")
+    assert employer not in title_fact  # a later employer leaves the title alone
+
+
+def test_im_now_at_an_organisation_is_an_employer_only_when_the_talk_is_of_a_job() -> None:
+    assert slots("got the offer and I'm now at Duolingo!")["employer"] == "Duolingo"
+    assert "employer" not in slots("I'm at Tesco, what should I cook tonight")
+
+
+@pytest.mark.parametrize(
+    ("text", "slot"),
+    [
+        ("I have coeliac disease so no gluten for me", "condition:coeliac"),
+        ("I've got type 2 diabetes", "condition:type 2 diabete"),
+        ("I was diagnosed with ADHD last year", "condition:adhd"),
+        ("I'm also lactose intolerant fwiw", "condition:lactose intolerant"),
+        ("I have asthma too", "condition:asthma"),
+    ],
+)
+def test_medical_conditions(text: str, slot: str) -> None:
+    assert slot in slots(text)
+
+
+@pytest.mark.parametrize(
+    ("habit", "ending", "slot"),
+    [
+        ("I usually have a glass of wine every evening", "I don't drink anymore", "activity:drink"),
+        ("I go for a run every morning before work", "I don't run any more", "activity:run"),
+        ("I smoke about ten a day", "I don't smoke anymore", "activity:smoke"),
+        ("I go swimming every Sunday", "I don't swim anymore", "activity:swim"),
+    ],
+)
+def test_a_habit_is_ended_by_a_negation(habit: str, ending: str, slot: str) -> None:
+    started, ended = slots(habit), slots(ending)
+    assert started[slot] == ACTIVE and ended[slot] == ENDED
+    assert supersedes(slot, ENDED, slot, ACTIVE)
+
+
+def test_a_habit_with_a_soft_drink_is_not_drinking() -> None:
+    assert "activity:drink" not in slots("I usually drink coffee in the morning")
+
+
+@pytest.mark.parametrize(
+    ("text", "slot", "value"),
+    [
+        ("fav film of all time is Paddington 2", "favorite:film", "Paddington 2"),
+        ("goal for this year is to read 30 books", "goal:read 30", ACTIVE),
+        ("I've got two teenagers", "family:children", "two teenager"),
+        ("I live just outside Glasgow", "residence", "Glasgow"),
+        ("I'm Dev, I'm a physiotherapist", "job_title", "physiotherapist"),
+        ("I work as a radiologist", "job_title", "radiologist"),
+    ],
+)
+def test_other_constructions(text: str, slot: str, value: str) -> None:
+    assert slots(text).get(slot) == value
