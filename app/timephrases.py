@@ -78,6 +78,11 @@ QUALIFIED_PERIOD = re.compile(
     r"\b(?P<which>this past|this coming|last|next|this)\s+(?P<unit>week|weekend|month|year)\b",
     re.I,
 )
+# "on the 12th of next month", "the 3rd of this month": a day of a month named by its place.
+DAY_OF_PERIOD = re.compile(
+    r"\b(?:on\s+)?the\s+(?P<day>\d{1,2})(?:st|nd|rd|th)\s+of\s+(?P<which>next|this|last)\s+month\b",
+    re.I,
+)
 AGO = re.compile(rf"\b{APPROX}(?P<n>{NUMBER})\s+(?P<unit>day|week|month|year)s?\s+ago\b", re.I)
 IN_N = re.compile(rf"\bin\s+{APPROX}(?P<n>{NUMBER})\s+(?P<unit>day|week|month|year)s?\b", re.I)
 DAY_MONTH_DATE = re.compile(rf"\b(?:on\s+)?(?:the\s+)?{DAY_MONTH}\b{YEAR}", re.I)
@@ -192,6 +197,14 @@ def _period(m: re.Match[str], today: date, future: bool) -> Resolved:
     return _shift(today, m["unit"].lower(), PERIOD_STEPS.get(m["which"].lower(), 0))
 
 
+def _day_of_month(m: re.Match[str], today: date, future: bool) -> Resolved | None:
+    first, _, _ = _in_month(today.year, today.month + PERIOD_STEPS.get(m["which"].lower(), 0))
+    try:
+        return _on_day(first.replace(day=int(m["day"])))
+    except ValueError:  # "the 31st of next month" in a 30-day month
+        return None
+
+
 def _count(m: re.Match[str], today: date, future: bool) -> Resolved:
     """N units from today: "3 days ago", "in two weeks"."""
     n = int(m["n"]) if m["n"].isdigit() else NUMBER_WORDS[m["n"].lower()]
@@ -216,6 +229,7 @@ DATE_RESOLVERS: tuple[tuple[re.Pattern[str], Callable[..., Resolved | None]], ..
     (WEEKEND_OF, _calendar(_on_weekend)),
     (RELATIVE_DAY, _relative_day),
     (QUALIFIED_WEEKDAY, _weekday),
+    (DAY_OF_PERIOD, _day_of_month),
     (QUALIFIED_PERIOD, _period),
     (AGO, _count),
     (IN_N, _count),

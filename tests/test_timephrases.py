@@ -53,3 +53,21 @@ def test_recall_and_remember_read_a_phrase_as_the_same_days(phrase: str):
         when.first,
         min(when.last, NOW.date()),
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "phrase"),
+    [
+        ("flying to Tokyo on the 12th of next month", "on 12 December 2026"),
+        ("the 3rd of this month", "on 3 November 2026"),
+        ("the 31st of next month", "on 31 December 2026"),
+    ],
+)
+def test_a_day_of_a_month_named_by_its_place(text: str, phrase: str) -> None:
+    found = find_date(text, NOW, future=True)
+    assert found is not None and found.phrase == phrase
+
+
+def test_a_day_the_month_does_not_have_leaves_the_month() -> None:
+    found = find_date("the 31st of this month", NOW, future=True)
+    assert found is not None and found.phrase == "in November 2026"

@@ -176,8 +176,11 @@ def _speaker(verb: Token) -> tuple[bool, Token | None, bool]:
 
 
 def _starts_fragment(verb: Token) -> bool:
-    """A subject-less verb opening a chat fragment: "gave up football", "flying to Tokyo"."""
-    if verb.tag_ not in FRAGMENT_TAGS or verb.dep_ not in ("ROOT", "conj"):
+    """A subject-less verb opening a chat fragment: "gave up football", "flying to Tokyo",
+    "can also play piano" (a bare verb only after "can": alone it is a request, "play Jazz")."""
+    can = any(c.dep_ == "aux" and c.lower_ == "can" for c in verb.children)
+    tagged = verb.tag_ in FRAGMENT_TAGS or (verb.tag_ == "VB" and can)
+    if not tagged or verb.dep_ not in ("ROOT", "conj"):
         return False
     before = [t for t in verb.sent if t.i < verb.i]
     return all(t.dep_ in LEAD_DEPS or t.dep_ in ("aux", "neg", "prt") for t in before)

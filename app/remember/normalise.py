@@ -114,6 +114,17 @@ LEAD_INTERJECTION = re.compile(
     r"btw|actually|ah|um|hmm|so|sure|no)\b[\s,]*){1,3}?,\s+",
     re.I,
 )
+# "Flying to Tokyo on the 12th", "starting at the BBC in March": a plan told as a fragment, its
+# "I'm" dropped. Only a gerund leading its sentence into a preposition, in a sentence with no
+# "is"/"was" of its own ("Swimming in the sea is the best" is about swimming, not a plan).
+GERUND_PLAN = re.compile(
+    r"(^|[.!?]\s+)((?:just\s+|finally\s+|also\s+|now\s+)?"
+    r"(?!(?:no|some|any|every)thing\b|(?:morning|evening|thing|spring|king|ring|wedding|meeting|"
+    r"building|ceiling|sibling|string|pudding|darling|ping|wing|sing|bring|cling|sting|going)\b)"
+    r"[A-Za-z]+ing\s+"
+    r"(?:to|at|for|on|into|back|off|out|home|with)\b(?![^.!?]*\b(?:is|was|are|were)\b))",
+    re.I,
+)
 # "Name's Grace" (chat drops the "my").
 NAME_FRAGMENT = re.compile(r"(^|[.!?,]\s+)name'?s\s+(?=[A-Za-z])", re.I)
 # "me and Priya got engaged" → "Priya and I got engaged" (the parser finds the subject then).
@@ -185,6 +196,7 @@ def normalise(text: str) -> str:
     text = DROPPED_MY.sub(lambda m: f"{m[1]}my favourite ", text)
     text = LEAD_INTERJECTION.sub(lambda m: m[1], text)
     text = LEAD_LABEL.sub(lambda m: m[1], text)
+    text = GERUND_PLAN.sub(lambda m: f"{m[1]}I'm {m[2][:1].lower()}{m[2][1:]}", text)
     text = NAME_FRAGMENT.sub(lambda m: f"{m[1]}My name is ", text)
     text = ME_AND.sub(lambda m: f"{m[1]}{m[2][:1].upper()}{m[2][1:]} and I ", text)
     text = SENTENCE_START.sub(lambda m: m[0].upper(), text)

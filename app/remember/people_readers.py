@@ -1,14 +1,22 @@
 """Readers of what the speaker has, keeps and lives with: pets, children, vehicles and things,
 partners and marriages, goals and projects (see app/remember/readers.py)."""
 
-from spacy.tokens import Token
+from spacy.tokens import Span, Token
 
 from app.enrichment.wordlists import word_set
 from app.remember import lexicon as lex
 from app.remember.attributes import ACTIVE, ANY, ENDED, item_key, slot_for
-from app.remember.builders import FAMILY, HEALTH, MILESTONE, dated
-from app.remember.facts import ExtractedFact
-from app.remember.frames import Predicate, head_words, is_name, name_text, phrase, rest_text
+from app.remember.builders import FAMILY, HEALTH, MILESTONE, dated, make_fact
+from app.remember.facts import ExtractedFact, Turn
+from app.remember.frames import (
+    Predicate,
+    clause_of,
+    head_words,
+    is_name,
+    name_text,
+    phrase,
+    rest_text,
+)
 from app.remember.reading import GOAL, OWNS, PAST_TAGS, ending, fact, who
 from app.remember.values import third_person_verb
 
@@ -165,3 +173,26 @@ def read_build(p: Predicate) -> list[ExtractedFact]:
             content = f"{who(p)} {verb} {rest_text(p.verb)}"
             found.append(fact(p, GOAL, content, slot_for("project", head_words(obj)), ACTIVE))
     return found
+
+
+def pet_fragment_facts(sentence: Span, turn: Turn, lower_case: bool) -> list[ExtractedFact]:
+    """ "We got a puppy! A spaniel called Rosie": a verbless fragment naming a pet, in a user
+    turn, is the user's pet (an "a"/"my"/"our" pet, never someone else's)."""
+    root = sentence.root
+    if root.pos_ != "NOUN" or (root.lemma_.lower() not in lex.PETS and root.lower_ not in lex.PETS):
+        return []
+    owned = [c.lower_ for c in root.children if c.dep_ in ("det", "poss")]
+    if owned[:1] not in (["a"], ["an"], ["my"], ["our"]):
+        return []
+    names = _names(root, lower_case)
+    if len(names) != 1:
+        return []
+    clause = clause_of(sentence, turn)
+    what = phrase(root, preps=())
+    what = (
+        what[:1].lower() + what[1:]
+        if what.lower().startswith(("a ", "an "))
+        else f"a {root.lower_}"
+    )
+    content = f"User has {what} named {names[0]}"
+    return [make_fact(clause, FAMILY, content, slot=slot_for("pet", names[0]), value=ACTIVE)]

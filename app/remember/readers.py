@@ -55,6 +55,24 @@ def read_live(p: Predicate) -> list[ExtractedFact]:
     return [fact(p, PLACE, f"{who(p)} {verb} {place}", "residence", place)]
 
 
+HOMES = frozenset({"flat", "house", "apartment", "room", "place", "cottage", "studio", "bedsit"})
+
+
+def read_rent(p: Predicate) -> list[ExtractedFact]:
+    """ "I rent a flat in Brighton", "we own a house in Leith": a home in the town."""
+    if p.verb.tag_ == "VBD" or p.negated or p.ended:
+        return []
+    homes = [o for o in p.objects() if o.lemma_.lower() in HOMES]
+    around = [t for h in homes for t in _pobjs(h, "in")] + (p.preps("in") if homes else [])
+    places = [t for t in around if is_name(t, p.lower_case)]
+    if not places:
+        return []
+    place = name_text(places[0], p.lower_case)
+    verb = third_person_verb(p.verb.text.lower())
+    content = f"{who(p)} {verb} {phrase(homes[0], preps=())} in {place}"
+    return [fact(p, PLACE, content, "residence", place)]
+
+
 def read_move(p: Predicate) -> list[ExtractedFact]:
     if p.verb.tag_ not in PAST_TAGS or p.negated:
         return []
@@ -170,6 +188,8 @@ def read_study(p: Predicate) -> list[ExtractedFact]:
         return []
     found, degree = [], [o for o in p.objects() if o.lemma_.lower().strip("'s") in lex.STUDY_NOUNS]
     subjects = p.preps("in") if (degree or p.lemma != "study") else p.objects()
+    if degree and not subjects:  # "a masters in marine biology": the subject hangs off the degree
+        subjects = _pobjs(degree[0], "in")
     if p.lemma == "study":
         subjects = p.objects() or p.preps("in")
     elif not degree:
@@ -276,7 +296,9 @@ def read_activity(p: Predicate) -> list[ExtractedFact]:
                 name,
             )
         ]
-    if p.negated or p.verb.tag_ not in ("VBP", "VB"):
+    # "I knit a lot": a past tag on a verb whose past is its base form, with no time said
+    same_form = p.verb.lower_ == p.verb.lemma_.lower() and p.clause.when is None
+    if p.negated or not (p.verb.tag_ in ("VBP", "VB") or (p.verb.tag_ == "VBD" and same_form)):
         return []
     before = [t.text for t in p.verb.lefts if t.dep_ == "advmod"]
     lead = [t for t in p.verb.lefts if t.dep_ == "npadvmod"]
@@ -308,6 +330,7 @@ def read_stop(p: Predicate) -> list[ExtractedFact]:
 READERS: dict[str, Reader] = {
     **dict.fromkeys(("build", "make", "develop", "create", "code"), read_build),
     **dict.fromkeys(("live", "reside", "base"), read_live),
+    **dict.fromkeys(("rent", "share"), read_rent),
     **dict.fromkeys(("move", "relocate", "switch", "migrate"), read_move),
     **dict.fromkeys(("move off", "switch over"), read_move),
     **dict.fromkeys(("use", "host", "deploy", "run on"), read_use),

@@ -28,6 +28,7 @@ from app.remember.dates import When
 from app.remember.facts import ASSISTANT, USER, ExtractedFact, Turn
 from app.remember.frames import predicates
 from app.remember.normalise import is_sarcastic, looks_lower_case, normalise
+from app.remember.people_readers import pet_fragment_facts
 from app.remember.readers import read_predicate
 from app.remember.statements import (
     copula_facts,
@@ -148,6 +149,7 @@ def parsed_facts(sentence: Span, turn: Turn, lower_case: bool) -> list[tuple[Ext
         *death_facts(sentence, turn, lower_case),
         *goal_facts(sentence, turn),
         *stack_facts(sentence, turn, lower_case),
+        *pet_fragment_facts(sentence, turn, lower_case),
     ]
     return found + [(fact, sentence.end) for fact in extra]
 

@@ -101,7 +101,40 @@ def test_a_habit_with_a_soft_drink_is_not_drinking() -> None:
         ("I live just outside Glasgow", "residence", "Glasgow"),
         ("I'm Dev, I'm a physiotherapist", "job_title", "physiotherapist"),
         ("I work as a radiologist", "job_title", "radiologist"),
+        ("I knit a lot, mostly jumpers", "activity:knit", ACTIVE),
+        ("can also play the banjo", "skill:banjo", ACTIVE),
+        ("I rent a flat in Brighton with two housemates", "residence", "Brighton"),
+        ("we rent a tiny house in Leith", "residence", "Leith"),
+        ("I'm doing a masters in marine biology at Exeter", "study", "marine biology"),
+        ("We got a puppy! A spaniel called Rosie", "pet:rosie", ACTIVE),
     ],
 )
 def test_other_constructions(text: str, slot: str, value: str) -> None:
     assert slots(text).get(slot) == value
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("flying to Tokyo on Friday", "I'm flying to Tokyo on Friday"),
+        ("Morning! heading to Paris on Friday", "Morning! I'm heading to Paris on Friday"),
+        ("Swimming in the sea is the best", "Swimming in the sea is the best"),
+        ("Nothing to report", "Nothing to report"),
+    ],
+)
+def test_a_plan_told_as_a_gerund_fragment_gets_its_speaker(text: str, expected: str) -> None:
+    assert normalise(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "play some jazz",  # a request, not a skill
+        "My sister's dog called Max.",  # someone else's pet
+        "A dog called Max lives next door",
+        "I rented a flat in Paris in 2019",  # a past home is not the current one
+    ],
+)
+def test_constructions_that_state_no_current_fact_of_the_user(text: str) -> None:
+    found = slots(text)
+    assert not {s for s in found if s and s.split(":")[0] in ("skill", "pet", "residence")}
