@@ -128,7 +128,7 @@ TOPICS = (
     ),
     _topic(
         "diet",
-        "diet allergy",
+        "diet allergy condition",  # a dietary restriction may be a condition (coeliac)
         "what is the user's diet",
         "does the user eat meat",
         "is the user vegetarian or vegan",

@@ -66,6 +66,11 @@ ACTIVITY_NOUNS = word_set(
     "cycling hiking knitting gardening baking painting photography meditation smoking drinking "
     "parkour zumba spinning rowing fishing gaming"
 )
+# What someone runs or manages for work ("I manage a bakery"), not "I run a marathon".
+BUSINESSES = word_set(
+    "bakery cafe café shop restaurant pub bar salon team store business company studio gym "
+    "clinic practice department office kitchen farm agency hotel nursery school lab"
+)
 VEHICLES = word_set("car van motorbike motorcycle truck scooter campervan")
 CAR_BRANDS = word_set(
     "honda toyota mazda ford vw volkswagen tesla bmw audi nissan kia hyundai fiat renault "

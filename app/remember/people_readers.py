@@ -1,6 +1,8 @@
 """Readers of what the speaker has, keeps and lives with: pets, children, vehicles and things,
 partners and marriages, goals and projects (see app/remember/readers.py)."""
 
+import re
+
 from spacy.tokens import Span, Token
 
 from app.enrichment.wordlists import word_set
@@ -196,3 +198,43 @@ def pet_fragment_facts(sentence: Span, turn: Turn, lower_case: bool) -> list[Ext
     )
     content = f"User has {what} named {names[0]}"
     return [make_fact(clause, FAMILY, content, slot=slot_for("pet", names[0]), value=ACTIVE)]
+
+
+OTHERS = lex.RELATIONS | word_set(
+    "friend mate bestie neighbour neighbor colleague coworker boss manager flatmate housemate "
+    "roommate cousin aunt uncle niece nephew grandson granddaughter"
+)
+POSSESSIVE = re.compile(r"^(?:my|our)\s+", re.I)
+AFTERTHOUGHT = re.compile(r",\s*(?:so|lol|haha|tbh|which|and\s+I)\b.*$", re.I)  # "…, so jealous"
+
+
+def other_people_facts(sentence: Span, turn: Turn, lower_case: bool) -> list[ExtractedFact]:
+    """ "my brother Luis works in Seville", "my mate Ollie just got a job at Google": stored about
+    that named person, as the user's memory of them ("User's brother Luis works in Seville"),
+    never as a fact of the user's own: no attribute, so nothing of the user's is superseded.
+    An unnamed one ("my sister moved to Toronto") is not kept: whose sister is the memory about
+    once there are two?"""
+    found = []
+    for verb in sentence:
+        if verb.pos_ not in ("VERB", "AUX") or verb.dep_ not in ("ROOT", "conj", "ccomp"):
+            continue
+        subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+        if subject is None or subject.lower_ not in OTHERS or subject.i > verb.i:
+            continue
+        if not any(c.dep_ == "poss" and c.lower_ in ("my", "our") for c in subject.children):
+            continue
+        if any(c.lower_ in ("i", "we") for c in subject.conjuncts):
+            continue  # "my husband and I have…": the user's own fact, read as such
+        if not any(
+            c.dep_ in ("appos", "compound") and is_name(c, lower_case) for c in subject.children
+        ):
+            continue  # only a named person ("my brother Luis"): the memory is about them
+        start = subject.left_edge
+        if start.lower_ not in ("my", "our"):
+            continue
+        clause = clause_of(sentence.doc[start.i : verb.right_edge.i + 1], turn)
+        said = AFTERTHOUGHT.sub("", POSSESSIVE.sub("User's ", clause.text))
+        if len(said.split()) < 4:  # "my dad said": nothing said about them
+            continue
+        found.append(make_fact(clause, FAMILY, dated(clause, said)))
+    return found

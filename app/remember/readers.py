@@ -153,6 +153,19 @@ def read_teach(p: Predicate) -> list[ExtractedFact]:
     return [fact(p, WORK, f"{who(p)} teaches {rest_text(p.verb)}", "job_title", title)]
 
 
+def read_manage(p: Predicate) -> list[ExtractedFact]:
+    """ "I manage a bakery in Clifton", "I run a small café", "I manage the billing team": what
+    the speaker does for work (not "I run a marathon": the object must be a business)."""
+    if p.negated or p.team or p.verb.tag_ not in ("VBP", "VBG"):
+        return []
+    places = [o for o in p.objects() if o.lemma_.lower() in lex.BUSINESSES][:1]
+    if not places:
+        return []
+    verb = third_person_verb(p.verb.text.lower()) if p.verb.tag_ == "VBP" else p.verb.text
+    title = f"{places[0].lemma_.lower()} manager"
+    return [fact(p, WORK, f"{who(p)} {verb} {rest_text(p.verb)}", "job_title", title)]
+
+
 def read_join(p: Predicate) -> list[ExtractedFact]:
     if p.negated or p.verb.tag_ not in PAST_TAGS:
         return []
@@ -337,6 +350,7 @@ READERS: dict[str, Reader] = {
     "work": read_work,
     "join": read_join,
     "teach": read_teach,
+    **dict.fromkeys(("manage", "run"), read_manage),
     **dict.fromkeys(("start", "begin"), read_start),
     **dict.fromkeys(("study", "do"), read_study),
     **dict.fromkeys(("speak", "learn", "know"), read_speak),

@@ -28,7 +28,7 @@ from app.remember.dates import When
 from app.remember.facts import ASSISTANT, USER, ExtractedFact, Turn
 from app.remember.frames import predicates
 from app.remember.normalise import is_sarcastic, looks_lower_case, normalise
-from app.remember.people_readers import pet_fragment_facts
+from app.remember.people_readers import other_people_facts, pet_fragment_facts
 from app.remember.readers import read_predicate
 from app.remember.statements import (
     copula_facts,
@@ -150,6 +150,7 @@ def parsed_facts(sentence: Span, turn: Turn, lower_case: bool) -> list[tuple[Ext
         *goal_facts(sentence, turn),
         *stack_facts(sentence, turn, lower_case),
         *pet_fragment_facts(sentence, turn, lower_case),
+        *other_people_facts(sentence, turn, lower_case),
     ]
     return found + [(fact, sentence.end) for fact in extra]
 

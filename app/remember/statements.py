@@ -134,13 +134,22 @@ def _residence(p: Predicate, places: list[Token], verb: str) -> list[ExtractedFa
 def _is_own_name(p: Predicate, attr: Token) -> bool:
     if p.team or p.negated or attr.lower_ in lex.NOT_NAMES or attr.lower_ in DIETS:
         return False
-    if _occupation(attr) or attr.ent_type_ in ("GPE", "NORP", "LANGUAGE", "DATE", "CARDINAL"):
+    if _occupation(attr) or attr.ent_type_ in ("NORP", "LANGUAGE", "DATE", "CARDINAL"):
         return False
+    if attr.ent_type_ == "GPE" and not _introduced(attr):
+        return False  # "I'm Siobhan, 44": the tagger takes some names for places
     if any(c.dep_ == "det" for c in attr.children) or attr.i != p.verb.i + 1:
         return False
     if p.lower_case:
         return _greeted(attr)
     return attr.text[:1].isupper() and attr.is_alpha and attr.pos_ in ("PROPN", "NOUN")
+
+
+def _introduced(attr: Token) -> bool:
+    """A name followed by what introductions add: an age or "from <place>" after a comma."""
+    return any(c.dep_ == "appos" and c.like_num for c in attr.children) or any(
+        c.dep_ == "prep" and c.lower_ == "from" for c in attr.children
+    )
 
 
 def _greeted(attr: Token) -> bool:

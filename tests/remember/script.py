@@ -158,6 +158,7 @@ SESSION_2 = Session(
             type=MemoryType.EVENT,
             event_day=date(2024, 3, 23),
         ),
+        Expected("User's friend Anna hates hiking"),  # about Anna, not the user: no slot
     ],
 )
 SESSION_2.llm_answer = {

@@ -107,6 +107,8 @@ def test_a_habit_with_a_soft_drink_is_not_drinking() -> None:
         ("we rent a tiny house in Leith", "residence", "Leith"),
         ("I'm doing a masters in marine biology at Exeter", "study", "marine biology"),
         ("We got a puppy! A spaniel called Rosie", "pet:rosie", ACTIVE),
+        ("I manage a bakery in Clifton", "job_title", "bakery manager"),
+        ("I'm Siobhan, 44, from Cork originally", "name", "Siobhan"),
     ],
 )
 def test_other_constructions(text: str, slot: str, value: str) -> None:
@@ -138,3 +140,33 @@ def test_a_plan_told_as_a_gerund_fragment_gets_its_speaker(text: str, expected: 
 def test_constructions_that_state_no_current_fact_of_the_user(text: str) -> None:
     found = slots(text)
     assert not {s for s in found if s and s.split(":")[0] in ("skill", "pet", "residence")}
+
+
+@pytest.mark.parametrize(
+    ("text", "content"),
+    [
+        (
+            "my brother Luis works in Seville as an architect",
+            "User's brother Luis works in Seville",
+        ),
+        ("my mate Ollie just got a job at Google, so jealous", "User's mate Ollie just got a job"),
+        ("my friend Anna lives in Vienna", "User's friend Anna lives in Vienna"),
+    ],
+)
+def test_a_fact_about_another_person_is_stored_about_them(text: str, content: str) -> None:
+    found = facts(text)
+    about = [(c, slot) for c, slot, _ in found if c.startswith(content)]
+    assert about and all(slot is None for _, slot in about)  # no attribute of the user's
+    assert not any(
+        s and s.split(":")[0] in ("residence", "employer", "job_title") for s in slots(text)
+    )
+    assert "jealous" not in " ".join(c for c, _ in about)
+
+
+def test_an_unnamed_other_person_is_not_kept() -> None:
+    assert facts("my sister just moved to Toronto for a job at Shopify") == []
+
+
+def test_the_users_own_fact_with_a_partner_is_not_about_another_person() -> None:
+    found = [c for c, _, _ in facts("my husband Karim and I have three daughters")]
+    assert not any(c.startswith("User's husband Karim and") for c in found)

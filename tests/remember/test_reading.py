@@ -170,9 +170,10 @@ def test_the_assistants_suggestions_are_not_the_users_facts() -> None:
     assert facts("Have you considered bouldering?", role="assistant") == []
 
 
-def test_another_persons_name_is_kept_as_who_they_are_not_what_they_do() -> None:
+def test_another_persons_name_is_kept_as_who_they_are_and_what_they_do_as_theirs() -> None:
     assert facts("my brother Luis works in Seville as an architect") == [
-        ("User's brother is Luis.", "family:brother luis", "active")
+        ("User's brother is Luis.", "family:brother luis", "active"),
+        ("User's brother Luis works in Seville as an architect.", None, None),
     ]
 
 

@@ -105,7 +105,6 @@ NEGATIVE = [
     "Maybe I'll move to Lisbon next year.",  # hedged
     "I think I'm allergic to cats.",
     "My friend likes hiking.",  # a third party
-    "My friend Anna lives in Vienna.",
     "My brother works at Google.",
     "She said I love hiking.",  # reported speech
     '"I love hiking," he said.',  # a quote
