@@ -132,6 +132,8 @@ TOPICS = (
         "what is the user's diet",
         "does the user eat meat",
         "is the user vegetarian or vegan",
+        "does the user have any dietary restrictions",
+        "what can't the user eat",
     ),
     _topic(
         "health",
@@ -161,7 +163,7 @@ TOPICS = (
     ),
     _topic(
         "pastimes",
-        "activity skill",
+        "activity skill likes",  # a pastime is often said as a liking: "I love bouldering"
         "what are the user's hobbies",
         "what does the user do in their free time",
         "what does the user do for fun",
@@ -195,6 +197,7 @@ TOPICS = (
         "what is the user planning",
         "what are the user's plans for next year",
         "what is coming up for the user",
+        "what is the user training for",
     ),
 )
 

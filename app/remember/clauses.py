@@ -16,10 +16,14 @@ from app.remember.facts import USER, Turn
 from app.remember.values import TRAILING_FILLER
 
 FIRST_PERSON = re.compile(r"\b(?:I|i|my|My|MY)\b")
+# "think", "guess", "wonder", "suppose" hedge what the speaker says ("I think I'm allergic…"),
+# not a sentence that merely holds them ("…, trying not to think about it").
 HYPOTHETICAL_OR_HEDGED = re.compile(
-    r"\b(?i:if|unless|would|wouldn't|could|couldn't|should|might|maybe|perhaps|wish|suppose|"
-    r"imagine|pretend|hypothetically|someday|probably|possibly|think|guess|wonder|whether|"
+    r"\b(?i:if|unless|would|wouldn't|could|couldn't|should|might|maybe|perhaps|wish|"
+    r"imagine|pretend|hypothetically|someday|probably|possibly|whether|"
     r"not sure|kind of|kinda|sort of)\b|\bmay\b|(?i:'d)\b"
+    r"|\b(?i:I|we)\s+(?i:(?:don't|do\s+not|just|kind\s+of|sort\s+of)\s+)?"
+    r"(?i:think|guess|wonder|suppose)\b|\b(?i:think|guess)\s+(?i:so|not)\b"
 )
 REPORTED = re.compile(
     r"\b(?:said|says|say|told|tells|tell|asked|asks|according to|claim\w*)\b", re.I

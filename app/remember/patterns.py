@@ -70,7 +70,11 @@ FAVORITE_INVERTED = re.compile(
     r"(?:all[- ]time\s+|absolute\s+)?favou?rite\s+(?P<thing>[a-z]+(?:\s+[a-z]+){0,2})",
     re.I,
 )
-BIRTHDAY = re.compile(r"my\s+birthday\s+is", re.I)
+# "my birthday is on …", "it's my 40th on the 2nd of August", "it's my birthday on Friday".
+BIRTHDAY = re.compile(
+    r"my\s+birthday\s+is|it(?:'s|\s+is)\s+my\s+(?:\d{1,3}(?:st|nd|rd|th)(?:\s+birthday)?|birthday)",
+    re.I,
+)
 BORN = re.compile(r"I\s+was\s+born", re.I)
 BORN_IN = re.compile(r"I\s+was\s+born\s+(?:and\s+raised\s+)?in\s+(?P<value>.+)", re.I)
 MY_ATTRIBUTE = re.compile(

@@ -73,6 +73,15 @@ def read_rent(p: Predicate) -> list[ExtractedFact]:
     return [fact(p, PLACE, content, "residence", place)]
 
 
+def read_grow_up(p: Predicate) -> list[ExtractedFact]:
+    """ "…, grew up in Hong Kong": where the speaker grew up (a fragment after a comma too)."""
+    if p.negated or p.team:
+        return []
+    places = [t for t in p.preps("in") if is_name(t, p.lower_case)][:1]
+    names = [name_text(t, p.lower_case) for t in places]
+    return [fact(p, PLACE, f"User grew up in {name}", "hometown", name) for name in names]
+
+
 def read_move(p: Predicate) -> list[ExtractedFact]:
     if p.verb.tag_ not in PAST_TAGS or p.negated:
         return []
@@ -344,6 +353,7 @@ READERS: dict[str, Reader] = {
     **dict.fromkeys(("build", "make", "develop", "create", "code"), read_build),
     **dict.fromkeys(("live", "reside", "base"), read_live),
     **dict.fromkeys(("rent", "share"), read_rent),
+    "grow up": read_grow_up,
     **dict.fromkeys(("move", "relocate", "switch", "migrate"), read_move),
     **dict.fromkeys(("move off", "switch over"), read_move),
     **dict.fromkeys(("use", "host", "deploy", "run on"), read_use),

@@ -75,7 +75,17 @@ def _job(p: Predicate, token: Token) -> list[ExtractedFact]:
     words = phrase(token, preps=("of", "in") if employers else ("of", "at", "in", "for"))
     article = "" if re.match(r"(?i)(?:a|an|the)\s", words) else "a "
     found = [fact(p, WORK, f"User is {article}{words}", "job_title", item_key(head_words(token)))]
-    return found + [_works_at(p, t) for t in employers]
+    return found + [_works_at(p, t) for t in employers] + _trade_tools(p, token)
+
+
+def _trade_tools(p: Predicate, job: Token) -> list[ExtractedFact]:
+    """ "a Java developer", "a React engineer": the language or tool of the trade."""
+    found = []
+    for word in (t for t in job.lefts if t.dep_ in ("compound", "amod", "nmod")):
+        tool = tool_of(word)
+        if tool and tool[1] == "programming_language":
+            found.append(tool_fact(p, f"User works with {word.text}", *tool))
+    return found
 
 
 def _organisation(token: Token, lower_case: bool) -> bool:

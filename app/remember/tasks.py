@@ -10,7 +10,7 @@ finds the session active again since it was scheduled does nothing (a later one 
 import uuid
 from collections import defaultdict
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from app.jobs.kinds import CONSOLIDATE, REMEMBER
 from app.jobs.queue import JobQueue
@@ -21,9 +21,15 @@ from app.remember.consolidation import consolidate
 from app.remember.facts import Turn
 from app.remember.pipeline import Conversation, RememberDeps, remember
 from app.scope import Scope
-from app.storage import sessions
+from app.storage import Stores, sessions
 
 RETENTION_PAGE = 200
+
+
+class HasStores(Protocol):
+    """What retention needs of the worker's dependencies."""
+
+    stores: Stores
 
 
 def remember_job_id_prefix(user_id: str) -> str:
@@ -111,7 +117,7 @@ async def raw_retention_job(ctx: JobContext) -> dict[str, int]:
     return {"deleted": deleted}
 
 
-async def delete_expired_raw(deps: Any, retention_days: float) -> int:
+async def delete_expired_raw(deps: HasStores, retention_days: float) -> int:
     """Deletes superseded raw facts older than the retention (tombstoned, audited); returns
     how many. Raw facts that are pinned or have links a client made are kept."""
     before = to_iso(utc_now() - timedelta(days=retention_days))
@@ -126,7 +132,7 @@ async def delete_expired_raw(deps: Any, retention_days: float) -> int:
     return deleted
 
 
-async def _delete_expired(deps: Any, expired: list[tuple[str, str | None, str]]) -> int:
+async def _delete_expired(deps: HasStores, expired: list[tuple[str, str | None, str]]) -> int:
     now, gone = to_iso(utc_now()), []
     by_scope: dict[tuple[str, str | None], list[str]] = defaultdict(list)
     for user_id, agent_id, memory_id in expired:
