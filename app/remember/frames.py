@@ -170,7 +170,8 @@ def _speaker(verb: Token) -> tuple[bool, Token | None, bool]:
     if subject.lower_ in SPEAKERS:
         others = [c for c in subject.conjuncts if c.lower_ not in SPEAKERS]
         return True, (others[0] if others else None), subject.lower_ == "we"
-    if any(c.lower_ == "i" for c in subject.conjuncts):
+    # "my wife and I", or "my wife Laura and I" (the parser hangs "I" on the name)
+    if any(t.lower_ == "i" and t.dep_ == "conj" for t in subject.subtree):
         return True, subject, False
     return False, None, False
 

@@ -125,6 +125,8 @@ GERUND_PLAN = re.compile(
     r"(?:to|at|for|on|into|back|off|out|home|with)\b(?![^.!?]*\b(?:is|was|are|were)\b))",
     re.I,
 )
+# After an emoji, a gerund into a preposition starts a new thought: "GOT THE JOB 🎉 starting at …".
+GERUND_AFTER_BREAK = re.compile(r"[a-z]+ing\s+(?:to|at|for|on|into|back|off|out|home|with)\b")
 # "Name's Grace" (chat drops the "my").
 NAME_FRAGMENT = re.compile(r"(^|[.!?,]\s+)name'?s\s+(?=[A-Za-z])", re.I)
 # "me and Priya got engaged" → "Priya and I got engaged" (the parser finds the subject then).
@@ -211,4 +213,4 @@ def _emoji_break(text: str, match: re.Match[str]) -> str:
     before, after = text[: match.start()].rstrip(), text[match.end() :].lstrip()
     if not (before and after and before[-1].isalnum() and after[:1].isalpha()):
         return " "
-    return ". " if after[:1].isupper() else ", "
+    return ". " if after[:1].isupper() or GERUND_AFTER_BREAK.match(after) else ", "

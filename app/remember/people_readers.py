@@ -205,7 +205,11 @@ OTHERS = lex.RELATIONS | word_set(
     "roommate cousin aunt uncle niece nephew grandson granddaughter"
 )
 POSSESSIVE = re.compile(r"^(?:my|our)\s+", re.I)
-AFTERTHOUGHT = re.compile(r",\s*(?:so|lol|haha|tbh|which|and\s+I)\b.*$", re.I)  # "…, so jealous"
+# What follows about the speaker or their feelings: "…, so jealous", "…, and we've got a dog".
+AFTERTHOUGHT = re.compile(
+    r"(?:,\s*(?:so|lol|haha|tbh|which)\b|,?\s+(?:and|but)\s+(?:I|I'm|I've|we|we're|we've)\b).*$",
+    re.I,
+)
 
 
 def other_people_facts(sentence: Span, turn: Turn, lower_case: bool) -> list[ExtractedFact]:
@@ -223,7 +227,7 @@ def other_people_facts(sentence: Span, turn: Turn, lower_case: bool) -> list[Ext
             continue
         if not any(c.dep_ == "poss" and c.lower_ in ("my", "our") for c in subject.children):
             continue
-        if any(c.lower_ in ("i", "we") for c in subject.conjuncts):
+        if any(t.lower_ in ("i", "we") and t.dep_ == "conj" for t in subject.subtree):
             continue  # "my husband and I have…": the user's own fact, read as such
         if not any(
             c.dep_ in ("appos", "compound") and is_name(c, lower_case) for c in subject.children
