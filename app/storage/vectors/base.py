@@ -11,6 +11,9 @@ from app.scope import Scope
 
 DENSE = "dense"
 SPARSE = "bm25"
+# A second dense vector of a conversation turn: the turn embedded with the turns just before it
+# (app/memories/windows.py). Written after the point's own vectors, and cleared by any upsert.
+WINDOW = "window"
 # Both engines score hybrid hits as sum(1 / (RRF_K + rank)), rank 0-based; pinned so the
 # score scale is identical on Edge and on a server (whose default k differs).
 RRF_K = 60
@@ -353,6 +356,19 @@ class VectorIndex(Protocol):
         """The dense search of ``vector`` and the BM25 search of ``text`` (each if given), as one
         request, without payloads: the same hits as search_dense and search_sparse."""
 
+    async def set_windows(self, vectors: dict[str, list[float]]) -> None:
+        """Sets the window vector of existing points (by id), keeping everything else; an id
+        without a point is skipped. A no-op on an index without window vectors."""
+
+    async def clear_windows(self, ids: Sequence[str]) -> None:
+        """Removes the window vector of these points (unknown ids are ignored)."""
+
+    async def search_window(
+        self, vector: list[float], flt: VectorFilter, limit: int
+    ) -> list[VectorHit]:
+        """Cosine nearest neighbours by window vector, without payloads; [] on an index without
+        window vectors."""
+
     async def count(self, scope: Scope | None = None) -> int:
         """Points visible to ``scope`` (archived included); ``None`` counts every point."""
 
@@ -363,7 +379,7 @@ class VectorIndex(Protocol):
         """Records (durably) that the dense vectors are made by ``model``."""
 
     async def drop_dense(self) -> None:
-        """Removes every point's dense vector (payloads and sparse vectors stay)."""
+        """Removes every point's dense and window vectors (payloads and sparse vectors stay)."""
 
     def iter_ids(self, batch: int = 512) -> AsyncIterator[list[str]]:
         """Every point id, in batches."""

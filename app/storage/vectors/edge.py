@@ -18,10 +18,9 @@ from app.scope import Scope
 from app.storage.vectors.base import (
     DENSE,
     RRF_K,
-    SHARED_LIVE,
     SPARSE,
+    WINDOW,
     ChannelHits,
-    VectorDimensionMismatch,
     VectorFilter,
     VectorHit,
     VectorIndexError,
@@ -36,17 +35,22 @@ from app.storage.vectors.base import (
 from app.storage.vectors.bm25 import query_terms
 from app.storage.vectors.edge_shard import (
     DENSE_DATATYPE,
-    LACKING_SHARED_LIVE,
+    clear_windows_sync,
+    complete_shared_live,
     create_dense,
     dense_of,
+    edge_config,
     edge_filter,
     edge_sparse,
     ensure_payload_indexes,
-    fill_shared_live,
     flush_and_close,
     overwrite_payload_sync,
     query_batch_sync,
+    recreate_dense_sync,
     scroll_page,
+    set_windows_sync,
+    stored_dense,
+    stored_vector,
     upsert_sync,
     write_atomically,
 )
@@ -81,6 +85,9 @@ class EdgeVectorIndex:
         # The shard has one owner (this object), so its recorded model is read once, at open:
         # every embed job checks it.
         self._model: str | None = None
+        # True when this open added the window vector to a shard made before it existed: the
+        # runtime then fills the windows in (app/memories/windows.py).
+        self.windows_added = False
 
     async def open(self) -> None:
         """Create the shard if the directory has none, else load it; ensure payload indexes."""
@@ -135,6 +142,24 @@ class EdgeVectorIndex:
         if ids:
             op = qe.UpdateOperation.delete_points([normalise_id(i) for i in ids])
             await self._call(lambda s: s.update(op))
+
+    async def set_windows(self, vectors: dict[str, list[float]]) -> None:
+        """Sets the window vector of the points that exist."""
+        if vectors:
+            checked = {normalise_id(i): check_vector(v, self.dimension) for i, v in vectors.items()}
+            await self._call(partial(set_windows_sync, checked))
+
+    async def clear_windows(self, ids: Sequence[str]) -> None:
+        """Removes the window vector of these points."""
+        if ids:
+            await self._call(partial(clear_windows_sync, [normalise_id(i) for i in ids]))
+
+    async def search_window(
+        self, vector: list[float], flt: VectorFilter, limit: int
+    ) -> list[VectorHit]:
+        """Cosine nearest neighbours by window vector (points without one are not searched)."""
+        query = qe.Query.Nearest(check_vector(vector, self.dimension), using=WINDOW)
+        return await self._query(limit, flt, False, query=query)
 
     async def retrieve(self, ids: Sequence[str]) -> dict[str, VectorRecord]:
         """Fetch points by id with payload and whether they carry a dense vector."""
@@ -251,15 +276,8 @@ class EdgeVectorIndex:
         self._model = model
 
     async def drop_dense(self) -> None:
-        """Recreates the dense vector empty, with today's storage type (float16)."""
-        drop = qe.UpdateOperation.delete_vector_name(DENSE)
-        create = create_dense(self.dimension)
-
-        def recreate(shard: qe.EdgeShard) -> None:
-            shard.update(drop)
-            shard.update(create)
-
-        await self._call(recreate)
+        """Recreates the dense and window vectors empty, with today's storage type (float16)."""
+        await self._call(partial(recreate_dense_sync, self.dimension))
 
     async def count(self, scope: Scope | None = None) -> int:
         """Exact count of points visible to ``scope`` (all points for None)."""
@@ -312,16 +330,12 @@ class EdgeVectorIndex:
         assert self._executor is not None
         return await asyncio.get_running_loop().run_in_executor(self._executor, partial(fn, *args))
 
-    def _config(self, datatype: qe.VectorStorageDatatype = DENSE_DATATYPE) -> qe.EdgeConfig:
-        """Shard layout: named cosine dense vector plus BM25 sparse vector with IDF."""
-        dense = qe.EdgeVectorParams(
-            size=self.dimension, distance=qe.Distance.Cosine, datatype=datatype
-        )
-        return qe.EdgeConfig(
-            vectors={DENSE: dense},
-            sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
-            max_search_threads=SEARCH_THREADS,
-        )
+    def _config(
+        self,
+        datatype: qe.VectorStorageDatatype = DENSE_DATATYPE,
+        window_datatype: qe.VectorStorageDatatype | None = DENSE_DATATYPE,
+    ) -> qe.EdgeConfig:
+        return edge_config(self.dimension, datatype, window_datatype, SEARCH_THREADS)
 
     def _open_sync(self) -> qe.EdgeShard:
         """Load or create the shard (runs on the shard thread)."""
@@ -333,38 +347,26 @@ class EdgeVectorIndex:
             shard = qe.EdgeShard.create(str(self.path), self._config())
         try:
             ensure_payload_indexes(shard)
-            self._complete_shared_live(shard)
+            complete_shared_live(shard, self.path)
         except BaseException:
             shard.close()
             raise
         return shard
 
-    def _complete_shared_live(self, shard: qe.EdgeShard) -> None:
-        """Fills SHARED_LIVE in where it is missing: on a shard from an earlier release, or one
-        an earlier release wrote to since. Checked at every open (one indexed count), before the
-        shard is handed out, so every search (all filter by SHARED_LIVE) finds it complete."""
-        missing = shard.count(qe.CountRequest(exact=True, filter=edge_filter(LACKING_SHARED_LIVE)))
-        if not missing:
-            return
-        log.warning(
-            "Edge shard %s: filling in %s on %d points written by an earlier release",
-            self.path,
-            SHARED_LIVE,
-            missing,
-        )
-        fill_shared_live(shard, missing)
-        shard.flush()
-
     def _load_sync(self) -> qe.EdgeShard:
         """Load an existing shard, turning the engine's opaque errors into ours."""
-        dense = self._stored_dense()
+        dense = stored_dense(self.path / CONFIG_FILE, self.dimension)
         try:
             if not dense:
                 return self._load_without_dense_sync()
             # A shard made before dense vectors were stored as float16 keeps float32 until its
             # next change of model (which recreates the dense vector, see `drop_dense`).
             datatype = STORED_DATATYPES[dense.get("datatype", "float32")]
-            return qe.EdgeShard.load(str(self.path), self._config(datatype))
+            window = stored_vector(self.path / CONFIG_FILE, WINDOW)
+            window_type = STORED_DATATYPES[window.get("datatype", "float32")] if window else None
+            shard = qe.EdgeShard.load(str(self.path), self._config(datatype, window_type))
+            self._add_window(shard)
+            return shard
         except Exception as exc:
             if "WouldBlock" in str(exc):
                 raise VectorIndexError(
@@ -379,19 +381,14 @@ class EdgeVectorIndex:
         model is still the old one, so the start re-embeds everything, as the switch intended."""
         shard = qe.EdgeShard.load(str(self.path), None)
         shard.update(create_dense(self.dimension))
+        self._add_window(shard)
         return shard
 
-    def _stored_dense(self) -> dict[str, Any]:
-        """The dense vector's parameters as the shard on disk records them; raises
-        VectorDimensionMismatch if they have another size."""
-        config = json.loads((self.path / CONFIG_FILE).read_text())
-        dense = config.get("vectors", {}).get(DENSE, {})
-        stored = dense.get("size")
-        if stored is not None and int(stored) != self.dimension:
-            raise VectorDimensionMismatch(
-                f"the Edge shard directory {self.path}", int(stored), self.dimension
-            )
-        return dense
+    def _add_window(self, shard: qe.EdgeShard) -> None:
+        """Adds the window vector, empty, to a shard made before it existed."""
+        if not stored_vector(self.path / CONFIG_FILE, WINDOW):
+            shard.update(create_dense(self.dimension, WINDOW))
+            self.windows_added = True
 
     def _recorded_model(self) -> str | None:
         try:

@@ -3,6 +3,8 @@ translation of Engram's points and filters into qdrant-edge's types."""
 
 from __future__ import annotations
 
+import json
+import logging
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -16,6 +18,7 @@ from app.storage.vectors.base import (
     PAYLOAD_INDEXES,
     SHARED_LIVE,
     SPARSE,
+    WINDOW,
     Clause,
     Condition,
     FieldAny,
@@ -24,6 +27,7 @@ from app.storage.vectors.base import (
     FieldTimeRange,
     IdIn,
     PayloadIndexSpec,
+    VectorDimensionMismatch,
     VectorHit,
     VectorPoint,
     VectorPointNotFound,
@@ -34,13 +38,78 @@ from app.storage.vectors.bm25 import SparseTerms, document_terms
 # returns the same top results; scores move in the third decimal.
 DENSE_DATATYPE = qe.VectorStorageDatatype.Float16
 UPSERT_CHUNK = 512
+log = logging.getLogger(__name__)
 
 
-def create_dense(dimension: int) -> qe.UpdateOperation:
-    """The operation that adds an empty dense vector of today's storage type."""
+def create_dense(dimension: int, name: str = DENSE) -> qe.UpdateOperation:
+    """The operation that adds an empty dense vector (`name`: DENSE or WINDOW) of today's
+    storage type."""
     return qe.UpdateOperation.create_dense_vector(
-        DENSE, dimension, qe.Distance.Cosine, datatype=DENSE_DATATYPE
+        name, dimension, qe.Distance.Cosine, datatype=DENSE_DATATYPE
     )
+
+
+def edge_config(
+    dimension: int,
+    datatype: qe.VectorStorageDatatype,
+    window_datatype: qe.VectorStorageDatatype | None,
+    search_threads: int,
+) -> qe.EdgeConfig:
+    """Shard layout: named cosine dense and window vectors plus BM25 sparse vector with IDF.
+    `window_datatype` None: a shard made before the window vector existed, as stored."""
+    vectors = {
+        DENSE: qe.EdgeVectorParams(size=dimension, distance=qe.Distance.Cosine, datatype=datatype)
+    }
+    if window_datatype is not None:
+        vectors[WINDOW] = qe.EdgeVectorParams(
+            size=dimension, distance=qe.Distance.Cosine, datatype=window_datatype
+        )
+    return qe.EdgeConfig(
+        vectors=vectors,
+        sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+        max_search_threads=search_threads,
+    )
+
+
+def recreate_dense_sync(dimension: int, shard: qe.EdgeShard) -> None:
+    """Recreates the dense and window vectors empty (a change of model: both are stale)."""
+    for name in (DENSE, WINDOW):
+        shard.update(qe.UpdateOperation.delete_vector_name(name))
+        shard.update(create_dense(dimension, name))
+
+
+def stored_vector(config_file: Path, name: str) -> dict[str, Any]:
+    """A named dense vector's parameters as the shard's config file records them ({} if none)."""
+    config = json.loads(config_file.read_text())
+    return dict(config.get("vectors", {}).get(name, {}))
+
+
+def stored_dense(config_file: Path, dimension: int) -> dict[str, Any]:
+    """The dense vector's parameters as the shard on disk records them; raises
+    VectorDimensionMismatch if they have another size."""
+    dense = stored_vector(config_file, DENSE)
+    stored = dense.get("size")
+    if stored is not None and int(stored) != dimension:
+        raise VectorDimensionMismatch(
+            f"the Edge shard directory {config_file.parent}", int(stored), dimension
+        )
+    return dense
+
+
+def clear_windows_sync(ids: list[Any], shard: qe.EdgeShard) -> None:
+    """Removes the window vector of the points that exist (an unknown id would fail it)."""
+    present = [r.id for r in shard.retrieve(ids, False, False)]
+    if present:
+        shard.update(qe.UpdateOperation.delete_vectors(present, [WINDOW]))
+
+
+def set_windows_sync(vectors: dict[str, list[float]], shard: qe.EdgeShard) -> None:
+    """Sets the window vector of the points that exist (runs on the shard thread)."""
+    ids: list[Any] = list(vectors)
+    present = {str(r.id) for r in shard.retrieve(ids, False, False)}
+    update = [qe.PointVectors(id=i, vector={WINDOW: v}) for i, v in vectors.items() if i in present]
+    for start in range(0, len(update), UPSERT_CHUNK):
+        shard.update(qe.UpdateOperation.update_vectors(update[start : start + UPSERT_CHUNK]))
 
 
 def write_atomically(path: Path, text: str) -> None:
@@ -110,6 +179,23 @@ def fill_shared_live(shard: qe.EdgeShard, missing: int) -> None:
         shard.update(
             qe.UpdateOperation.set_payload_by_filter(edge_filter(owned), {SHARED_LIVE: user})
         )
+
+
+def complete_shared_live(shard: qe.EdgeShard, path: Path) -> None:
+    """Fills SHARED_LIVE in where it is missing: on a shard from an earlier release, or one
+    an earlier release wrote to since. Checked at every open (one indexed count), before the
+    shard is handed out, so every search (all filter by SHARED_LIVE) finds it complete."""
+    missing = shard.count(qe.CountRequest(exact=True, filter=edge_filter(LACKING_SHARED_LIVE)))
+    if not missing:
+        return
+    log.warning(
+        "Edge shard %s: filling in %s on %d points written by an earlier release",
+        path,
+        SHARED_LIVE,
+        missing,
+    )
+    fill_shared_live(shard, missing)
+    shard.flush()
 
 
 def index_schema(spec: PayloadIndexSpec) -> qe.PayloadSchemaType | qe.KeywordIndexParams:

@@ -7,6 +7,7 @@ mode (``url=":memory:"``), which ignores payload indexes and is meant for tests.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
@@ -18,15 +19,8 @@ from app.storage.vectors.base import (
     PAYLOAD_INDEXES,
     RRF_K,
     SPARSE,
+    WINDOW,
     ChannelHits,
-    Clause,
-    Condition,
-    FieldAny,
-    FieldEmpty,
-    FieldEquals,
-    FieldTimeRange,
-    IdIn,
-    PayloadIndexSpec,
     VectorDimensionMismatch,
     VectorFilter,
     VectorHit,
@@ -40,8 +34,17 @@ from app.storage.vectors.base import (
     prefetch_limit,
     scope_clause,
 )
-from app.storage.vectors.bm25 import SparseTerms, document_terms, query_terms
+from app.storage.vectors.bm25 import document_terms, query_terms
+from app.storage.vectors.remote_models import (
+    dense_of,
+    engine_filter_of,
+    has_dense,
+    index_schema,
+    prefetch_stage,
+    sparse_vector,
+)
 
+log = logging.getLogger(__name__)
 MEMORY_LOCATION = ":memory:"
 HEALTH_TIMEOUT_S = 5
 UPSERT_CHUNK = 256
@@ -71,6 +74,9 @@ class RemoteVectorIndex:
         self._client = client
         self._owns_client = client is None
         self._open = False
+        # A collection made before window vectors existed has none (Qdrant cannot add a named
+        # vector to a collection): the window channel is then off for it (docs/recall.md).
+        self.has_windows = True
 
     async def open(self) -> None:
         """Create the collection if missing, check its dense size, ensure payload indexes."""
@@ -83,6 +89,7 @@ class RemoteVectorIndex:
                 await self._create_collection()
             info = await self._client.get_collection(self.collection)
             self._check_dimension(info)
+            self._check_windows(info)
             await self._ensure_payload_indexes(info)
         except BaseException:
             await self.close()
@@ -129,6 +136,42 @@ class RemoteVectorIndex:
             selector = models.PointIdsList(points=[normalise_id(i) for i in ids])
             await self._api.delete(self.collection, points_selector=selector, wait=True)
 
+    async def set_windows(self, vectors: dict[str, list[float]]) -> None:
+        """Sets the window vector of the points that exist."""
+        if not vectors or not self.has_windows:
+            return
+        ids = [normalise_id(i) for i in vectors]
+        found = await self._api.retrieve(self.collection, ids, with_payload=False)
+        present = {str(r.id) for r in found}
+        update = [
+            models.PointVectors(id=pid, vector={WINDOW: check_vector(v, self.dimension)})
+            for pid, v in zip(ids, vectors.values(), strict=True)
+            if pid in present
+        ]
+        if update:
+            await self._api.update_vectors(self.collection, points=update, wait=True)
+
+    async def clear_windows(self, ids: Sequence[str]) -> None:
+        """Removes the window vector of these points."""
+        if not ids or not self.has_windows:
+            return
+        wanted = [normalise_id(i) for i in ids]
+        found = await self._api.retrieve(self.collection, wanted, with_payload=False)
+        if present := [r.id for r in found]:
+            selector = models.PointIdsList(points=present)
+            await self._api.delete_vectors(
+                self.collection, vectors=[WINDOW], points=selector, wait=True
+            )
+
+    async def search_window(
+        self, vector: list[float], flt: VectorFilter, limit: int
+    ) -> list[VectorHit]:
+        """Cosine nearest neighbours by window vector; [] without window vectors."""
+        if not self.has_windows:
+            return []
+        query = check_vector(vector, self.dimension)
+        return await self._query(limit, flt, False, query=query, using=WINDOW)
+
     async def retrieve(self, ids: Sequence[str]) -> dict[str, VectorRecord]:
         """Fetch points by id with payload and whether they carry a dense vector."""
         if not ids:
@@ -139,7 +182,7 @@ class RemoteVectorIndex:
         )
         return {
             str(r.id): VectorRecord(
-                str(r.id), r.payload or {}, _has_dense(r.vector), _dense_of(r.vector)
+                str(r.id), r.payload or {}, has_dense(r.vector), dense_of(r.vector)
             )
             for r in records
         }
@@ -158,7 +201,7 @@ class RemoteVectorIndex:
         terms = query_terms(text)
         if terms is None:
             return []
-        return await self._query(limit, flt, with_payload, query=_sparse(terms), using=SPARSE)
+        return await self._query(limit, flt, with_payload, query=sparse_vector(terms), using=SPARSE)
 
     async def search_hybrid(
         self,
@@ -170,12 +213,12 @@ class RemoteVectorIndex:
     ) -> list[VectorHit]:
         """Dense and sparse prefetches fused with RRF by Qdrant."""
         dense = check_vector(vector, self.dimension)
-        engine_filter = _filter(describe_filter(flt))
+        engine_filter = engine_filter_of(describe_filter(flt))
         size = prefetch_limit(limit, prefetch)
-        stages = [_prefetch(dense, DENSE, size, engine_filter)]
+        stages = [prefetch_stage(dense, DENSE, size, engine_filter)]
         terms = query_terms(text)
         if terms is not None:
-            stages.append(_prefetch(_sparse(terms), SPARSE, size, engine_filter))
+            stages.append(prefetch_stage(sparse_vector(terms), SPARSE, size, engine_filter))
         fusion = models.RrfQuery(rrf=models.Rrf(k=RRF_K))
         return await self._query(limit, flt, query=fusion, prefetch=stages)
 
@@ -183,13 +226,13 @@ class RemoteVectorIndex:
         self, vector: list[float] | None, text: str | None, flt: VectorFilter, limit: int
     ) -> ChannelHits:
         """Both searches in one query_batch_points call (one round trip)."""
-        engine_filter = _filter(describe_filter(flt))
+        engine_filter = engine_filter_of(describe_filter(flt))
         queries: dict[str, Any] = {}
         if vector is not None:
             queries[DENSE] = check_vector(vector, self.dimension)
         terms = query_terms(text) if text else None
         if terms is not None:
-            queries[SPARSE] = _sparse(terms)
+            queries[SPARSE] = sparse_vector(terms)
         found: dict[str, list[VectorHit]] = {}
         if queries and limit > 0:
             requests = [
@@ -207,7 +250,7 @@ class RemoteVectorIndex:
 
     async def count(self, scope: Scope | None = None) -> int:
         """Exact count of points visible to ``scope`` (all points for None)."""
-        engine_filter = None if scope is None else _filter(scope_clause(scope))
+        engine_filter = None if scope is None else engine_filter_of(scope_clause(scope))
         result = await self._api.count(self.collection, count_filter=engine_filter, exact=True)
         return result.count
 
@@ -238,7 +281,7 @@ class RemoteVectorIndex:
             return []
         response = await self._api.query_points(
             self.collection,
-            query_filter=_filter(describe_filter(flt)),
+            query_filter=engine_filter_of(describe_filter(flt)),
             limit=limit,
             with_payload=with_payload,
             **kwargs,
@@ -252,7 +295,7 @@ class RemoteVectorIndex:
             vectors[DENSE] = check_vector(point.dense, self.dimension)
         terms = document_terms(point.text)
         if terms is not None:
-            vectors[SPARSE] = _sparse(terms)
+            vectors[SPARSE] = sparse_vector(terms)
         return models.PointStruct(id=normalise_id(point.id), vector=vectors, payload=point.payload)
 
     async def embedding_model(self) -> str | None:
@@ -270,19 +313,21 @@ class RemoteVectorIndex:
         """Deletes the dense vector of every point, waiting until it is applied."""
         assert self._client is not None
         everything = models.FilterSelector(filter=models.Filter())
+        names = [DENSE, WINDOW] if self.has_windows else [DENSE]
         await self._client.delete_vectors(
-            self.collection, vectors=[DENSE], points=everything, wait=True
+            self.collection, vectors=names, points=everything, wait=True
         )
 
     async def _create_collection(self) -> None:
-        """Create the collection: cosine dense vector plus BM25 sparse vector with IDF."""
+        """Create the collection: cosine dense and window vectors plus BM25 sparse vector with
+        IDF."""
         assert self._client is not None
         try:
             dense = models.VectorParams(size=self.dimension, distance=models.Distance.COSINE)
             sparse = models.SparseVectorParams(modifier=models.Modifier.IDF)
             await self._client.create_collection(
                 self.collection,
-                vectors_config={DENSE: dense},
+                vectors_config={DENSE: dense, WINDOW: dense},
                 sparse_vectors_config={SPARSE: sparse},
             )
         except Exception:
@@ -305,6 +350,18 @@ class RemoteVectorIndex:
                 f"the Qdrant collection '{self.collection}'", dense.size, self.dimension
             )
 
+    def _check_windows(self, info: models.CollectionInfo) -> None:
+        """Notes whether the collection has window vectors (one made earlier has none)."""
+        vectors = info.config.params.vectors
+        self.has_windows = isinstance(vectors, dict) and WINDOW in vectors
+        if not self.has_windows:
+            log.warning(
+                "Qdrant collection '%s' has no '%s' vector (made by an earlier release): "
+                "recall runs without the window channel; recreate the collection to get it",
+                self.collection,
+                WINDOW,
+            )
+
     async def _ensure_payload_indexes(self, info: models.CollectionInfo) -> None:
         """Create the payload indexes the collection does not have yet."""
         assert self._client is not None
@@ -312,7 +369,7 @@ class RemoteVectorIndex:
         for spec in PAYLOAD_INDEXES:
             if spec.field not in existing:
                 await self._client.create_payload_index(
-                    self.collection, spec.field, field_schema=_index_schema(spec), wait=True
+                    self.collection, spec.field, field_schema=index_schema(spec), wait=True
                 )
 
 
@@ -321,63 +378,3 @@ def _make_client(url: str, api_key: str | None) -> AsyncQdrantClient:
     if url == MEMORY_LOCATION:
         return AsyncQdrantClient(location=MEMORY_LOCATION)
     return AsyncQdrantClient(url=url, api_key=api_key, timeout=HEALTH_TIMEOUT_S * 2)
-
-
-def _index_schema(spec: PayloadIndexSpec) -> models.PayloadSchemaType | models.KeywordIndexParams:
-    """Engine schema for one payload index."""
-    if spec.is_tenant:
-        return models.KeywordIndexParams(type=models.KeywordIndexType.KEYWORD, is_tenant=True)
-    return {
-        "keyword": models.PayloadSchemaType.KEYWORD,
-        "bool": models.PayloadSchemaType.BOOL,
-        "float": models.PayloadSchemaType.FLOAT,
-        "datetime": models.PayloadSchemaType.DATETIME,
-    }[spec.kind]
-
-
-def _has_dense(vector: Any) -> bool:
-    """Whether a retrieved record carries the dense vector."""
-    return isinstance(vector, dict) and vector.get(DENSE) is not None
-
-
-def _dense_of(vector: Any) -> list[float] | None:
-    """The retrieved dense vector, if the record carries one."""
-    dense = vector.get(DENSE) if isinstance(vector, dict) else None
-    return [float(x) for x in dense] if dense is not None else None
-
-
-def _sparse(terms: SparseTerms) -> models.SparseVector:
-    """Engine sparse vector."""
-    return models.SparseVector(indices=terms.indices, values=terms.values)
-
-
-def _prefetch(query: Any, using: str, limit: int, engine_filter: models.Filter) -> models.Prefetch:
-    """One hybrid channel."""
-    return models.Prefetch(query=query, using=using, limit=limit, filter=engine_filter)
-
-
-def _filter(clause: Clause) -> models.Filter:
-    """Translate the shared clause into a qdrant-client Filter."""
-    return models.Filter(
-        must=[_condition(c) for c in clause.must] or None,
-        should=[_condition(c) for c in clause.should] or None,
-        must_not=[_condition(c) for c in clause.must_not] or None,
-    )
-
-
-def _condition(cond: Condition) -> Any:
-    """Translate one shared condition."""
-    match cond:
-        case FieldEquals(key, value):
-            return models.FieldCondition(key=key, match=models.MatchValue(value=value))
-        case FieldAny(key, values):
-            return models.FieldCondition(key=key, match=models.MatchAny(any=list(values)))
-        case FieldEmpty(key):
-            return models.IsEmptyCondition(is_empty=models.PayloadField(key=key))
-        case FieldTimeRange(key, gte, lte):
-            return models.FieldCondition(key=key, range=models.DatetimeRange(gte=gte, lte=lte))
-        case IdIn(ids):
-            return models.HasIdCondition(has_id=list(ids))
-        case Clause():
-            return _filter(cond)
-    raise TypeError(f"unknown filter condition {cond!r}")
