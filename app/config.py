@@ -91,6 +91,8 @@ class Settings(BaseSettings):
     recall_weight_dense: float = Field(1.0, ge=0, validation_alias="RECALL_WEIGHT_DENSE")
     recall_weight_prf: float = Field(0.6, ge=0, validation_alias="RECALL_WEIGHT_PRF")
     recall_weight_bm25: float = Field(1.5, ge=0, validation_alias="RECALL_WEIGHT_BM25")
+    # The window channel: turns embedded with the two before them (app/recall/windows.py).
+    recall_weight_window: float = Field(1.0, ge=0, validation_alias="RECALL_WEIGHT_WINDOW")
     # A neighbouring turn of one of the best RECALL_CONTEXT_SEEDS matches gets this share of
     # that match's fused score (the context lift).
     recall_weight_context: float = Field(0.5, ge=0, validation_alias="RECALL_WEIGHT_CONTEXT")

@@ -23,6 +23,7 @@ from app.jobs.runner import JobRunner
 from app.lifecycle.decay import LifecycleConfig, lifecycle_config
 from app.lifecycle.tasks import LifecycleScheduler, schedules
 from app.llm import LLMClient, create_llm_client
+from app.memories.windows import backfill_windows
 from app.models import to_iso, utc_now
 from app.nlp import shutdown_pool
 from app.ops.drift import DriftMonitor
@@ -190,6 +191,8 @@ async def start_runtime(settings: Settings, *, with_keyring: bool = True) -> Run
         await adopt_embedding_model(
             stores, embedder.model, trust_unrecorded=embedder.name != "local"
         )
+        if getattr(stores.vectors, "windows_added", False):
+            await backfill_windows(stores)
         jobs = JobQueue(url, job_kinds(settings), namespace=_namespace(settings))
         await jobs.connect()
         stores.jobs = jobs
@@ -291,6 +294,7 @@ def recall_config(settings: Settings) -> RecallConfig:
             "dense": settings.recall_weight_dense,
             "bm25": settings.recall_weight_bm25,
             "prf": settings.recall_weight_prf,
+            "window": settings.recall_weight_window,
         },
         rrf_k=settings.recall_rrf_k,
         context=settings.recall_weight_context,

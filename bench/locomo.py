@@ -59,6 +59,7 @@ BATCH_SIZE = 500
 TAG = "locomo"
 WARMUP_AGENT = "locomo-warmup"
 WARMUP_CALLS = 5
+SEARCHABLE_AFTER = ("embed", "windows")  # job kinds
 METRICS = ("r@1", "r@5", "r@10", "r@20", "hit@10", "mrr")
 LATENCIES = ("p50_ms", "p95_ms")
 
@@ -396,14 +397,15 @@ def ingest_sample(client: httpx.Client, sample: Sample, protocol: str = "default
 
 
 def embed_jobs(client: httpx.Client) -> dict[str, Any]:
-    """The embed job figures of GET /enrichment/status, plus its `workers`."""
+    """The figures of GET /enrichment/status for the jobs a memory waits for before it is fully
+    searchable (embed, and windows: its window vector), plus its `workers`."""
     status = checked(client.get("/enrichment/status"), "GET /enrichment/status")
-    embed = status.get("jobs", {}).get("embed", {})
-    outstanding = sum(embed.get(k, 0) for k in ("pending", "in_flight", "scheduled"))
+    kinds = [status.get("jobs", {}).get(kind, {}) for kind in SEARCHABLE_AFTER]
+    outstanding = sum(j.get(k, 0) for j in kinds for k in ("pending", "in_flight", "scheduled"))
     return {
         "outstanding": outstanding,
-        "done": embed.get("done", 0),
-        "dead": embed.get("dead", 0),
+        "done": sum(j.get("done", 0) for j in kinds),
+        "dead": sum(j.get("dead", 0) for j in kinds),
         "workers": status.get("workers", 0),
     }
 

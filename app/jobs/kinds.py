@@ -18,6 +18,7 @@ REMEMBER = "remember"
 CONSOLIDATE = "consolidate"
 RAW_RETENTION = "raw_retention"
 LIFECYCLE = "lifecycle"
+WINDOWS = "windows"
 
 JOB_BATCH = 32  # memories per embed or enrich job: one embedding provider batch
 
@@ -40,6 +41,16 @@ async def enqueue_embedding(jobs: JobQueue, user_id: str, memory_ids: Sequence[s
     ids = list(memory_ids)
     enqueued = await jobs.enqueue(EMBED, [user_id, batch_key(ids)], {"memory_ids": ids})
     return enqueued.job_id
+
+
+async def enqueue_windows(jobs: JobQueue, user_id: str, memory_ids: Sequence[str]) -> list[str]:
+    """Queues windows jobs (JOB_BATCH memories each) for these just embedded memories of one
+    user (app/memories/windows.py); returns their job ids."""
+    job_ids = []
+    for ids in batches(memory_ids):
+        enqueued = await jobs.enqueue(WINDOWS, [user_id, batch_key(ids)], {"memory_ids": ids})
+        job_ids.append(enqueued.job_id)
+    return job_ids
 
 
 def enrichment_enabled(jobs: JobQueue | None) -> bool:

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from app.errors import MemoryNotFound
+from app.memories.windows import clear_windows_holding
 from app.models import to_iso, utc_now
 from app.scope import Scope
 from app.storage import Stores, erasure
@@ -77,6 +78,8 @@ async def _erase(
 ) -> None:
     # Vectors first: a crash after this leaves the graph holding the content, and the same
     # call, run again, finishes; the other order could leave a point with no memory to find.
+    # The windows of other turns that embed these texts go with them (memories/windows.py).
+    await clear_windows_holding(stores, user_id, ids)
     await stores.vectors.delete(ids)
     report.vectors_deleted += len(ids)
     now = to_iso(utc_now())

@@ -19,6 +19,7 @@ from app.memories.build import build_memory, check_validity, expiry
 from app.memories.derive import content_hash, tag_prefixes
 from app.memories.schemas import MemoryCreate, MemoryUpdate
 from app.memories.ttl import TtlTable
+from app.memories.windows import queue_windows
 from app.models import Memory, Status, to_iso, utc_now
 from app.scope import Scope
 from app.storage import Stores
@@ -220,7 +221,9 @@ async def store_memories(
         unembedded = ids  # given vectors did not reach the index either: embed them all
     embedding = await _queue_embedding(stores, scope, unembedded)
     waiting = set(unembedded)
-    await enqueue_enrichment(stores.jobs, scope.user_id, [i for i in ids if i not in waiting])
+    embedded = [i for i in ids if i not in waiting]
+    await enqueue_enrichment(stores.jobs, scope.user_id, embedded)
+    await queue_windows(stores, scope.user_id, embedded)  # given vectors: no embed job to do it
     return BatchStored(
         ids,
         len(ids) if mirrored else 0,

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.embeddings import Embedder, EmbeddingError
-from app.jobs.kinds import enqueue_embedding, enqueue_enrichment
+from app.jobs.kinds import enqueue_embedding, enqueue_enrichment, enqueue_windows
 from app.jobs.queue import JobQueue
 from app.jobs.spec import JobContext
 from app.models import Memory, Status
@@ -64,6 +64,8 @@ async def embed_memories(
     if live:
         await enqueue_embedding(deps.jobs, user_id, sorted(live))
     await enqueue_enrichment(deps.jobs, user_id, sorted(done))
+    if done and deps.stores.vectors.has_windows:
+        await enqueue_windows(deps.jobs, user_id, sorted(done))
     return len(done)
 
 

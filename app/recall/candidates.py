@@ -13,6 +13,7 @@ from app.recall.channels import ChannelRun, run_channels
 from app.recall.names import query_names, without_names
 from app.recall.outcome import RecallConfig, Search, add_timings
 from app.recall.params import RecallRequest
+from app.recall.windows import WINDOW, window_hits
 from app.storage.records import RecallCandidates
 
 FETCH_FACTOR = 4
@@ -77,6 +78,7 @@ async def gather(search: Search) -> Pool:
         share = 1.0 if query in asked else config.weights.sub_query_share
         if share == 1.0:
             await _feed_back(search, query, run, fetch)
+            await _windows(search, query, run, fetch)
         ran = list(run.hits)
         candidates = rank.fuse(run.hits, share)
         scores = rank.fused_scores(candidates.values(), config.weights, ran)
@@ -102,6 +104,20 @@ async def _feed_back(search: Search, query: str, run: ChannelRun, fetch: int) ->
     hits = await feedback.feedback_hits(search.stores.vectors, run.vector, top, search.flt, fetch)
     if hits:
         run.hits[feedback.PRF] = hits
+
+
+async def _windows(search: Search, query: str, run: ChannelRun, fetch: int) -> None:
+    """Adds the `window` channel (windows.py), searched with the dense channel's vector. Not for
+    a sub-query, a question asking when, nor when the channel is off or the dense channel did
+    not run."""
+    if WINDOW not in search.params.channels or run.vector is None or "dense" not in run.hits:
+        return
+    if feedback.asks_when(query):  # it wants the one turn that dates the event, as for feedback
+        return
+    if not search.config.weights.channel_weights.get(WINDOW):
+        return
+    if hits := await window_hits(search, run.vector, fetch):
+        run.hits[WINDOW] = hits
 
 
 async def read(search: Search, pool: Pool, limits: evidence.Thresholds) -> Read:

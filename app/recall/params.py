@@ -29,7 +29,7 @@ MAX_IDS = MAX_LIMIT  # priority_ids
 TRUE = {"1", "true", "yes", "y", "on"}
 FALSE = {"0", "false", "no", "off", "n"}
 SORTS = ("score", "time_desc", "time_asc", "updated_desc", "updated_asc")
-CHANNELS = ("dense", "bm25", "context")
+CHANNELS = ("dense", "bm25", "context", "window")
 ALIASES = {
     "order_by": "sort",
     "time": "time_query",

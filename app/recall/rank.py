@@ -42,7 +42,7 @@ class Weights:
     raw_penalty: float = 0.05
     superseded_penalty: float = 0.15
     channel_weights: dict[str, float] = field(
-        default_factory=lambda: {"dense": 1.0, "bm25": 1.5, PRF: 0.6}
+        default_factory=lambda: {"dense": 1.0, "bm25": 1.5, PRF: 0.6, "window": 1.0}
     )
     rrf_k: int = RRF_K
     context: float = 0.5  # a neighbouring turn's lift: this share of the matching turn's match

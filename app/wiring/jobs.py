@@ -14,10 +14,12 @@ from app.jobs.kinds import (
     REEMBED,
     REMEMBER,
     SYNC,
+    WINDOWS,
 )
 from app.jobs.spec import JobKind, RetryPolicy
 from app.lifecycle.tasks import lifecycle_job
 from app.memories.tasks import embed_job
+from app.memories.windows import windows_job
 from app.ops.tasks import reembed_job, sync_job
 from app.remember.tasks import consolidate_job, raw_retention_job, remember_job
 
@@ -34,6 +36,7 @@ def job_kinds(settings: Settings) -> dict[str, JobKind]:
     beat = settings.jobs_heartbeat_s
     kinds = {
         EMBED: JobKind(embed_job, retry=retry, timeout_s=300, heartbeat_s=beat),
+        WINDOWS: JobKind(windows_job, retry=retry, timeout_s=300, heartbeat_s=beat),
         SYNC: JobKind(sync_job, retry=retry, timeout_s=6 * HOUR, heartbeat_s=beat, concurrency=1),
         REEMBED: JobKind(
             reembed_job, retry=retry, timeout_s=24 * HOUR, heartbeat_s=beat, concurrency=1

@@ -15,7 +15,7 @@ def test_defaults():
         "any",
         "prefix",
     )
-    assert params.channels == ["dense", "bm25", "context"] and params.rerank is True
+    assert params.channels == ["dense", "bm25", "context", "window"] and params.rerank is True
 
 
 def test_aliases_lists_and_clamping():

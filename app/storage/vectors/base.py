@@ -308,6 +308,7 @@ class VectorIndex(Protocol):
 
     kind: str
     dimension: int
+    has_windows: bool  # it stores window vectors (a Qdrant collection made earlier does not)
 
     async def open(self) -> None:
         """Create or load the store and its payload indexes; check the dense size."""

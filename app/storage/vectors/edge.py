@@ -76,6 +76,7 @@ class EdgeVectorIndex:
     (except recall's searches from the query thread: search_channels_blocking)."""
 
     kind = "edge"
+    has_windows = True  # a shard made earlier gets the window vector on open
 
     def __init__(self, path: str | Path, dimension: int) -> None:
         self.path = Path(path)
