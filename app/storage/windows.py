@@ -51,12 +51,14 @@ FORGET_MEMBERS = """
 MATCH (m:Memory) WHERE m.id IN $ids AND m.user_id = $user_id
 REMOVE m.window_members
 """
-# For recall: the members of the windows of $ids the scope can see, and which members still exist.
+# For recall: the members of the windows of $ids the scope can see, and which members still exist
+# (each looked up by id: `p.id IN c.window_members` would scan every memory for each window).
 MEMBERS = f"""
 UNWIND $ids AS id
 MATCH (c:Memory {{id: id}}) WHERE {scope_predicate("c")}
   AND size(coalesce(c.window_members, [])) > 0
-OPTIONAL MATCH (p:Memory) WHERE p.id IN c.window_members AND {scope_predicate("p")}
+UNWIND c.window_members AS member
+OPTIONAL MATCH (p:Memory {{id: member}}) WHERE {scope_predicate("p")}
 RETURN c.id, c.window_members, collect(p.id)
 """
 

@@ -8,11 +8,12 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.memories.windows import window_text
+from app.memories.windows import backfill_windows, window_text
 from app.recall.windows import spread
 from app.scope import Scope
 from app.storage import windows as store
 from app.storage.vectors import VectorFilter, VectorHit
+from app.wiring.schedule import enqueue_backlog
 from tests.conftest import ALICE_KEY, BOB_KEY, auth, running_client, test_settings
 from tests.memories.test_embedding_jobs import FAST_JOBS, wait_until
 
@@ -158,3 +159,19 @@ def test_a_window_places_its_own_turn_first_then_the_turns_before_it() -> None:
     hits = [VectorHit("c", 0.9, {}), VectorHit("b", 0.8, {}), VectorHit("x", 0.7, {})]
     found = spread(hits, {"c": ["a", "b"], "b": ["a"]})  # x's window is stale: left out
     assert found == [("c", 0.9), ("b", 0.9), ("a", 0.9)]
+
+
+async def test_a_store_without_windows_gets_them_by_embedding_everything_again(
+    client: httpx.AsyncClient,
+) -> None:
+    ids = await write_turns(client)
+    await windows_written(client, ids)
+    stores = client.app.state.stores
+    await stores.vectors.clear_windows(ids)
+    await store.forget_members(stores.graph, "alice", ids)  # as a shard from before windows
+
+    assert await backfill_windows(stores) >= len(ids)
+    await enqueue_backlog(client.app.state.runtime)  # what starting the workers does next
+
+    await windows_written(client, ids)
+    assert await members(client, "alice", ids) == {ids[0]: ids[:1], ids[1]: ids[:2], ids[2]: ids}
