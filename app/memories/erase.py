@@ -60,7 +60,8 @@ async def erase_user(stores: Stores, user_id: str, *, actor: str) -> ErasureRepo
     ids = await erasure.memory_ids_of_user(stores.graph, user_id)
     report = ErasureReport()
     for start in range(0, len(ids), BATCH):
-        await _erase(stores, ids[start : start + BATCH], user_id, actor, report)
+        # Every window of the user goes with its own point: none is left to clear.
+        await _erase(stores, ids[start : start + BATCH], user_id, actor, report, windows=False)
     now = to_iso(utc_now())
     report.other_nodes_deleted = await erasure.erase_user_leftovers(
         stores.graph, user_id, actor=actor, now=now, count=len(ids)
@@ -74,12 +75,19 @@ def _visible(scope: Scope, owner: str, lineage: list[str]) -> bool:
 
 
 async def _erase(
-    stores: Stores, ids: list[str], user_id: str, actor: str, report: ErasureReport
+    stores: Stores,
+    ids: list[str],
+    user_id: str,
+    actor: str,
+    report: ErasureReport,
+    *,
+    windows: bool = True,
 ) -> None:
     # Vectors first: a crash after this leaves the graph holding the content, and the same
     # call, run again, finishes; the other order could leave a point with no memory to find.
     # The windows of other turns that embed these texts go with them (memories/windows.py).
-    await clear_windows_holding(stores, user_id, ids)
+    if windows:
+        await clear_windows_holding(stores, user_id, ids)
     await stores.vectors.delete(ids)
     report.vectors_deleted += len(ids)
     now = to_iso(utc_now())
