@@ -13,13 +13,12 @@ from typing import Any
 
 from app.errors import BadRequest, Conflict, MemoryNotFound
 from app.jobs.kinds import batches, enqueue_embedding, enqueue_enrichment, enrichment_enabled
-from app.memories import sequence
+from app.memories import sequence, windows
 from app.memories.archive import archive_changes
 from app.memories.build import build_memory, check_validity, expiry
 from app.memories.derive import content_hash, tag_prefixes
 from app.memories.schemas import MemoryCreate, MemoryUpdate
 from app.memories.ttl import TtlTable
-from app.memories.windows import queue_windows
 from app.models import Memory, Status, to_iso, utc_now
 from app.scope import Scope
 from app.storage import Stores
@@ -223,7 +222,9 @@ async def store_memories(
     waiting = set(unembedded)
     embedded = [i for i in ids if i not in waiting]
     await enqueue_enrichment(stores.jobs, scope.user_id, embedded)
-    await queue_windows(stores, scope.user_id, embedded)  # given vectors: no embed job to do it
+    await windows.queue_windows(
+        stores, scope.user_id, embedded
+    )  # given vectors: no embed job to do it
     return BatchStored(
         ids,
         len(ids) if mirrored else 0,
@@ -340,7 +341,7 @@ async def mirror_update(
 async def delete(*, stores: Stores, scope: Scope, actor: str, memory_id: str) -> str:
     """Deletes a memory (tombstone + final revision + audit event) and its vector."""
     now = to_iso(utc_now())
-    deleted = await stores.graph.delete_memories(scope, [memory_id], actor=actor, now=now)
+    deleted = await windows.delete_turns(stores, scope, [memory_id], actor=actor, now=now)
     if not deleted:
         raise MemoryNotFound(memory_id)
     await unmirror(stores, deleted)
@@ -367,7 +368,7 @@ async def delete_by_tags(*, stores: Stores, scope: Scope, actor: str, tags: list
     """Deletes every memory in scope having any of the tags, in chunks; returns the count."""
     total = 0
     while ids := await stores.graph.ids_by_tags(scope, tags, limit=DELETE_CHUNK):
-        deleted = await stores.graph.delete_memories(scope, ids, actor=actor, now=to_iso(utc_now()))
+        deleted = await windows.delete_turns(stores, scope, ids, actor=actor, now=to_iso(utc_now()))
         await unmirror(stores, deleted)
         total += len(deleted)
         if not deleted:

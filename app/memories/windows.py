@@ -11,9 +11,10 @@ the first turn's date in front as for a memory. Recall searches these as the `wi
 A window only ever looks back, so it is complete when its turn is written: a later turn never
 changes it. It is kept fresh by the `windows` job, which runs after every embedding of a memory
 (a new turn or an edit) for that memory and the one or two embedded turns after it, whose
-windows hold its text. The graph records on each memory the turns its window embeds
-(`window_members`): recall leaves out a window one of whose turns is gone, and erasure clears
-every window that holds an erased text (memories/erase.py).
+windows hold its text, and after a delete for the turns after the deleted ones. The graph
+records on each memory the turns its window embeds (`window_members`): recall leaves out a
+window one of whose turns is gone, and erasure clears every window that holds an erased text
+(memories/erase.py).
 """
 
 import logging
@@ -23,6 +24,7 @@ from datetime import datetime
 from app.jobs.kinds import enqueue_windows
 from app.jobs.spec import JobContext
 from app.memories.tasks import EmbedDeps
+from app.scope import Scope
 from app.storage import Stores
 from app.storage import windows as store
 from app.storage.windows import WindowTurns
@@ -92,6 +94,18 @@ async def queue_windows(stores: Stores, user_id: str, memory_ids: Sequence[str])
     came with the request)."""
     if memory_ids and stores.jobs is not None and stores.vectors.has_windows:
         await enqueue_windows(stores.jobs, user_id, memory_ids)
+
+
+async def delete_turns(
+    stores: Stores, scope: Scope, memory_ids: Sequence[str], *, actor: str, now: str
+) -> list[str]:
+    """Deletes memories (GraphStore.delete_memories) and queues the windows of the embedded
+    turns after them, which held their text, to be written again without it."""
+    later = await store.later_turns(stores.graph, scope.user_id, memory_ids)
+    deleted = await stores.graph.delete_memories(scope, memory_ids, actor=actor, now=now)
+    if deleted and later.embedded:
+        await queue_windows(stores, scope.user_id, sorted(later.embedded - set(deleted)))
+    return deleted
 
 
 async def windows_job(ctx: JobContext) -> int:
