@@ -33,8 +33,10 @@ log = logging.getLogger(__name__)
 MATCH_THRESHOLD = 0.55
 MATCH_MARGIN = 0.05
 # Added to the score of a memory with attribute evidence (when recall adjusts scores): the fact
-# that fills the attribute asked about ranks above facts that merely sound alike.
-ATTRIBUTE_LIFT = 0.3
+# that fills the attribute asked about ranks above facts that merely sound alike, or that are
+# lifted as the neighbours of a match (the facts of one /remember call are neighbours, and the
+# context lift is up to half of a match).
+ATTRIBUTE_LIFT = 1.0
 
 
 @dataclass(frozen=True)
