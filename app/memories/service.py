@@ -220,11 +220,7 @@ async def store_memories(
         unembedded = ids  # given vectors did not reach the index either: embed them all
     embedding = await _queue_embedding(stores, scope, unembedded)
     waiting = set(unembedded)
-    embedded = [i for i in ids if i not in waiting]
-    await enqueue_enrichment(stores.jobs, scope.user_id, embedded)
-    await windows.queue_windows(
-        stores, scope.user_id, embedded
-    )  # given vectors: no embed job to do it
+    await enqueue_enrichment(stores.jobs, scope.user_id, [i for i in ids if i not in waiting])
     return BatchStored(
         ids,
         len(ids) if mirrored else 0,

@@ -10,7 +10,7 @@ the first turn's date in front as for a memory. Recall searches these as the `wi
 
 A window only ever looks back, so it is complete when its turn is written: a later turn never
 changes it. It is kept fresh by the `windows` job, which runs after every embedding of a memory
-(a new turn or an edit) for that memory and the one or two embedded turns after it, whose
+(a new turn or an edit) for that memory and the one or two turns after it with a window, whose
 windows hold its text, and after a delete for the turns after the deleted ones. The graph
 records on each memory the turns its window embeds (`window_members`): recall leaves out a
 window one of whose turns is gone, and erasure clears every window that holds an erased text
@@ -44,8 +44,9 @@ def window_text(window: WindowTurns, *, with_date: bool) -> str:
 
 
 async def refresh_windows(deps: EmbedDeps, user_id: str, memory_ids: Sequence[str]) -> int:
-    """Writes the windows of these memories and of the embedded turns after them; returns how
-    many were written.
+    """Writes the windows of these memories and of the turns after them that have one; returns how
+    many were written. Only memories that Engram's embed job embedded get here: not the facts
+    `/remember` stores (it embeds them itself), nor memories written with the client's vectors.
 
     A turn that opens a sequence (no turn before it, one after it) has a window of itself alone:
     its own vector, copied. A memory in no sequence has none, and one whose earlier turns are
@@ -55,7 +56,7 @@ async def refresh_windows(deps: EmbedDeps, user_id: str, memory_ids: Sequence[st
     if not memory_ids or not vectors.has_windows:
         return 0
     later = await store.later_turns(graph, user_id, memory_ids)
-    found = await store.window_turns(graph, user_id, sorted({*memory_ids, *later.embedded}))
+    found = await store.window_turns(graph, user_id, sorted({*memory_ids, *later.windowed}))
     windows = [w for w in found if w.before]
     openers = {w.centre.id for w in found if not w.before and w.centre.id in later.followed}
     openers |= {w.before[0].id for w in windows if len(w.before) == 1}  # nothing before it
@@ -103,8 +104,8 @@ async def delete_turns(
     turns after them, which held their text, to be written again without it."""
     later = await store.later_turns(stores.graph, scope.user_id, memory_ids)
     deleted = await stores.graph.delete_memories(scope, memory_ids, actor=actor, now=now)
-    if deleted and later.embedded:
-        await queue_windows(stores, scope.user_id, sorted(later.embedded - set(deleted)))
+    if deleted and later.windowed:
+        await queue_windows(stores, scope.user_id, sorted(later.windowed - set(deleted)))
     return deleted
 
 

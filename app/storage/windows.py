@@ -27,14 +27,15 @@ WHERE r2.session = true AND p2.user_id = $user_id
 RETURN c.id, c.content, c.timestamp, p1.id, p1.content, p1.timestamp, p2.id, p2.content,
        p2.timestamp, size(coalesce(c.window_members, [])) > 0
 """
-# The embedded turns whose window holds one of $ids: the one or two after each in its sequence.
+# The turns whose window holds one of $ids: the one or two after each in its sequence that have a
+# window (those without one, such as the facts /remember stores, are left so).
 LATER_TURNS = """
 UNWIND $ids AS id
 MATCH (m:Memory {id: id})<-[r1:PRECEDED_BY]-(n1:Memory)
 WHERE r1.session = true AND n1.user_id = $user_id
 OPTIONAL MATCH (n1)<-[r2:PRECEDED_BY]-(n2:Memory)
 WHERE r2.session = true AND n2.user_id = $user_id
-RETURN m.id, n1.id, n1.embedding_status, n2.id, n2.embedding_status
+RETURN m.id, n1.id, n1.window_members IS NOT NULL, n2.id, n2.window_members IS NOT NULL
 """
 SET_MEMBERS = """
 UNWIND $rows AS row
@@ -96,19 +97,19 @@ async def window_turns(graph: GraphStore, user_id: str, ids: Sequence[str]) -> l
 
 @dataclass(frozen=True)
 class Later:
-    embedded: set[str]  # the embedded turns one or two after one of the ids
+    windowed: set[str]  # the turns with a window one or two after one of the ids
     followed: set[str]  # the ids that have a turn after them
 
 
 async def later_turns(graph: GraphStore, user_id: str, ids: Sequence[str]) -> Later:
-    """The already embedded turns (one or two after one of `ids`) whose window holds one, and
+    """The turns with a window (one or two after one of `ids`), which holds one of them, and
     which of `ids` a turn follows."""
     rows = await graph.ro_rows(LATER_TURNS, {"ids": list(ids), "user_id": user_id})
     later = Later(set(), set())
-    for memory_id, first, first_status, second, second_status in rows:
+    for memory_id, first, first_has, second, second_has in rows:
         later.followed.add(memory_id)
-        pairs = ((first, first_status), (second, second_status))
-        later.embedded.update(i for i, status in pairs if status == "done" and i not in ids)
+        pairs = ((first, first_has), (second, second_has))
+        later.windowed.update(i for i, has in pairs if has and i not in ids)
     return later
 
 
