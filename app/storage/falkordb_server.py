@@ -149,8 +149,7 @@ class EmbeddedFalkorDB:
                 if not _is_redis_process(pid) and not self._child_running():
                     raise self._startup_failure()
                 try:
-                    # PING answers while the AOF is still loading; queries would fail with LOADING.
-                    if await client.ping() and not (await client.info("persistence"))["loading"]:
+                    if await _is_ready(client, pid):
                         return
                 except (redis.ConnectionError, redis.TimeoutError):
                     pass
@@ -177,6 +176,18 @@ class EmbeddedFalkorDB:
     def _startup_failure(self) -> StartupRefused:
         logfile = self.data_dir / LOGFILE
         return embedded_falkordb_failed(self.url, self.port, _tail(logfile), logfile)
+
+
+async def _is_ready(client: redis.Redis, pid: int) -> bool:
+    """Whether the server on the port is process `pid` and has loaded its data.
+
+    Another server may hold the port (another data directory's, left running): it answers PING
+    while ours fails to bind and exits, and adopting it would serve that directory's data.
+    PING also answers while the AOF is still loading; queries would fail with LOADING.
+    """
+    if (await client.info("server"))["process_id"] != pid:
+        return False
+    return not (await client.info("persistence"))["loading"]
 
 
 def _is_redis_process(pid: int) -> bool:

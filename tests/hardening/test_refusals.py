@@ -58,6 +58,21 @@ async def test_a_taken_port_names_the_setting(tmp_path: Path):
     assert f"FALKORDB_PORT={port + 1}" in refused.value.fix
 
 
+async def test_a_port_held_by_another_data_dirs_server_is_refused_not_adopted(tmp_path: Path):
+    port = free_port()
+    other = EmbeddedFalkorDB(data_dir=tmp_path / "other", port=port)
+    await other.start()
+    try:
+        mine = EmbeddedFalkorDB(data_dir=tmp_path / "mine", port=port)
+        with pytest.raises(StartupRefused) as refused:
+            await mine.start()
+        assert f"port {port}" in refused.value.what
+        assert f"FALKORDB_PORT={port + 1}" in refused.value.fix
+        assert other.running()
+    finally:
+        await other.stop()
+
+
 async def test_an_unreachable_falkordb_url_is_waited_for_then_refused(tmp_path: Path):
     url = f"redis://engram:s3cret@127.0.0.1:{free_port()}"
     settings = test_settings(tmp_path, falkordb_url=url, falkordb_connect_wait_s=1)
