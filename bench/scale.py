@@ -926,10 +926,12 @@ def run(args: argparse.Namespace, server: Server, people, items, queries) -> dic
         embedded = wait_embedded(client, server, ingested["memories"], started, timeout)
         rss["embedded"] = snapshot(server)
         enriched = wait_jobs_drained(client, server, "enrich", started, timeout)
+        windowed = wait_jobs_drained(client, server, "windows", started, timeout)
         rss["enriched"] = snapshot(server)
         log(
             f"all embedded after {embedded['seconds_since_first_batch']} s, enriched after "
-            f"{enriched['seconds_since_first_batch']} s; timing queries"
+            f"{enriched['seconds_since_first_batch']} s, windows after "
+            f"{windowed['seconds_since_first_batch']} s; timing queries"
         )
         vectors, timings, cold_ms = asyncio.run(embed_queries([q.text for q in queries]))
         load_recall = round(os.getloadavg()[0], 2)
