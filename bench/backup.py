@@ -103,10 +103,11 @@ def _item(i: int, rng: random.Random) -> dict[str, Any]:
     return item
 
 
-def time_backup(base: str, out: Path) -> float:
+def time_download(base: str, path: str, out: Path) -> float:
+    """Seconds to stream an admin GET (`/backup`, `/admin/export`) into a file."""
     admin = {"Authorization": f"Bearer {ADMIN_KEY}"}
     started = time.perf_counter()
-    with httpx.stream("GET", f"{base}/backup", headers=admin, timeout=None) as response:
+    with httpx.stream("GET", f"{base}{path}", headers=admin, timeout=None) as response:
         response.raise_for_status()
         with out.open("wb") as handle:
             for block in response.iter_bytes(1 << 20):
@@ -124,17 +125,6 @@ def time_restore(base: str, archive: Path) -> tuple[float, dict[str, Any]]:
     return elapsed, response.json()
 
 
-def time_export(base: str, out: Path) -> float:
-    admin = {"Authorization": f"Bearer {ADMIN_KEY}"}
-    started = time.perf_counter()
-    with httpx.stream("GET", f"{base}/admin/export", headers=admin, timeout=None) as response:
-        response.raise_for_status()
-        with out.open("wb") as handle:
-            for block in response.iter_bytes(1 << 20):
-                handle.write(block)
-    return time.perf_counter() - started
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--memories", type=int, default=10_000)
@@ -145,9 +135,9 @@ def main() -> None:
         with keyed_engram(USER_KEY, ADMIN_KEY, env=ENV) as source:
             written = populate(source.base, args.memories, rng)
             load_before = load_average()
-            backup_s = time_backup(source.base, archive)
+            backup_s = time_download(source.base, "/backup", archive)
             _progress(f"backup took {backup_s:.1f} s")
-            export_s = time_export(source.base, export)
+            export_s = time_download(source.base, "/admin/export", export)
             _progress(f"export took {export_s:.1f} s")
         with keyed_engram(USER_KEY, ADMIN_KEY, env=ENV) as target:
             restore_s, report = time_restore(target.base, archive)

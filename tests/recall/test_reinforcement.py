@@ -11,12 +11,9 @@ H = auth(ALICE_KEY)
 TINY_TTL_DAYS = 1 / 86_400  # one second
 
 
-async def _memory(client, memory_id: str) -> dict:
-    return (await client.get(f"/memory/{memory_id}", headers=H)).json()["memory"]
-
-
-async def test_an_expired_memory_shown_by_include_decayed_stays_expired(falkordb_url, tmp_path):
-    settings = test_settings(
+def _with_embedding_workers(falkordb_url, tmp_path):
+    """The local embedder and two workers: recall needs the memory's vector."""
+    return test_settings(
         tmp_path,
         falkordb_url=falkordb_url,
         embedding_provider="local",
@@ -24,6 +21,14 @@ async def test_an_expired_memory_shown_by_include_decayed_stays_expired(falkordb
         workers=2,
         jobs_sweep_s=1,
     )
+
+
+async def _memory(client, memory_id: str) -> dict:
+    return (await client.get(f"/memory/{memory_id}", headers=H)).json()["memory"]
+
+
+async def test_an_expired_memory_shown_by_include_decayed_stays_expired(falkordb_url, tmp_path):
+    settings = _with_embedding_workers(falkordb_url, tmp_path)
     async with running_client(settings) as client:
         body = {"content": "The parking code for the garage is 4711", "ttl_days": TINY_TTL_DAYS}
         memory_id = (await client.post("/memory", json=body, headers=H)).json()["memory_id"]
@@ -56,14 +61,7 @@ async def test_an_archived_memory_is_not_reinforced(falkordb_url, tmp_path):
 
 
 async def test_a_renewed_expiry_reaches_the_vector_payload(falkordb_url, tmp_path):
-    settings = test_settings(
-        tmp_path,
-        falkordb_url=falkordb_url,
-        embedding_provider="local",
-        embedding_dimensions=None,
-        workers=2,
-        jobs_sweep_s=1,
-    )
+    settings = _with_embedding_workers(falkordb_url, tmp_path)
     async with running_client(settings) as client:
         body = {"content": "Alice keeps her passport in the blue drawer", "ttl_days": 30}
         memory_id = (await client.post("/memory", json=body, headers=H)).json()["memory_id"]
