@@ -104,6 +104,11 @@ class Settings(BaseSettings):
     recall_weight_context_priority: float = Field(
         0.1, validation_alias="RECALL_WEIGHT_CONTEXT_PRIORITY"
     )
+    # A memory that asks more than it tells loses this share of its score times the share of
+    # its sentences that are questions.
+    recall_weight_question: float = Field(
+        0.5, ge=0, le=1, validation_alias="RECALL_WEIGHT_QUESTION"
+    )
     # auto_decompose: how much a sub-query's matches count against the query's own.
     recall_sub_query_share: float = Field(
         0.5, ge=0, le=1, validation_alias="RECALL_SUB_QUERY_SHARE"

@@ -2,7 +2,12 @@
 
 final = w_match·match + w_importance·importance + w_confidence·confidence + w_recency·recency
         + w_relevance·relevance + name − layer penalty (raw −0.05, raw-and-superseded −0.15,
-        as in mnemory)
+        as in mnemory) − question
+
+`question` takes a share of the rest away from a memory that asks more than it tells: the share
+of its sentences that are questions times `question` (0.5). A chat turn that asks "Who's your
+favourite player?" shares the words of a question about that player but rarely holds the answer,
+which the next turn gives (and the context lift reaches).
 
 `relevance` is the lifecycle's stored relevance_score (app/lifecycle/relevance.py: age by type,
 use, links, importance); a memory not yet scored counts as UNSCORED_RELEVANCE, so ranking is
@@ -19,6 +24,7 @@ ranked where it did.
 """
 
 import math
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -49,6 +55,7 @@ class Weights:
     name_lead: float = 0.2  # the memory starts with a person the query names (its speaker)
     name_mention: float = 0.1  # … or mentions one elsewhere
     context_priority: float = 0.1  # the memory has one of context_tags (prefix) / context_types
+    question: float = 0.5  # share of the score taken from a memory that is all questions
     # auto_decompose: a sub-query's best match is rank 0 however loosely it matches ("Alice" finds
     # every note about Alice), so its matches count for this share of the query's own.
     sub_query_share: float = 0.5
@@ -248,8 +255,33 @@ def score(
         terms["name"] = name_term(memory.get("content") or "", names, weights)
     if priority:
         terms["context_priority"] = weights.context_priority * priority.matches(memory)
+    total = weights.match * match + sum(terms.values())
+    asks = question_share(memory.get("content") or "") if weights.question else 0.0
+    if asks:
+        terms["question"] = -weights.question * asks * max(total, 0.0)
+        total += terms["question"]
     components.update(terms)
-    return Scored(candidate.id, weights.match * match + sum(terms.values()), match, components)
+    return Scored(candidate.id, total, match, components)
+
+
+_SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)")
+
+
+def question_share(content: str) -> float:
+    """The share of the content's sentences that end with a question mark (0 for none).
+
+    Linear in the content: one pass over it."""
+    if "?" not in content:
+        return 0.0
+    sentences = asked = start = 0
+    for end in _SENTENCE_END.finditer(content):
+        if content[start : end.start()].strip():
+            sentences += 1
+            asked += "?" in end.group()
+        start = end.end()
+    if content[start:].strip():
+        sentences += 1
+    return asked / sentences if sentences else 0.0
 
 
 ADAPTIVE_GAP = 0.25  # of the top score

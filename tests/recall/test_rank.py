@@ -187,3 +187,40 @@ def test_a_sub_query_match_counts_for_its_share():
     channels = ["dense", "bm25"]
     assert rank.match_score(whole, W, channels) == pytest.approx(1.0)
     assert rank.match_score(half, W, channels) == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize(
+    ("content", "share"),
+    [
+        ("Nate: I took my turtles out for a walk. It was fun!", 0.0),
+        ("Tim: Who is your favourite basketball player?", 1.0),
+        ("Caroline: Hey Mel! What's up?", 0.5),
+        ("Really?? No way... tell me more", 1 / 3),
+        ("The build takes 3.5 minutes, why?", 1.0),
+        ("", 0.0),
+    ],
+)
+def test_question_share_counts_sentences_that_ask(content: str, share: float):
+    assert rank.question_share(content) == pytest.approx(share)
+
+
+def test_question_share_is_linear_in_a_long_content():
+    long = "Is it? " * 20_000 + "It is."
+    assert rank.question_share(long) == pytest.approx(20_000 / 20_001)
+
+
+def test_a_memory_that_asks_loses_a_share_of_its_score():
+    candidate = rank.Candidate("m", ranks={"dense": 0, "bm25": 0})
+    statement = {"content": "I support the Wolves.", "importance": 0.5, "confidence": 0.5}
+    question = {**statement, "content": "Which team do you support? I like the Wolves."}
+    told = rank.score(candidate, statement, now=NOW, weights=W, channels=["dense", "bm25"])
+    asked = rank.score(candidate, question, now=NOW, weights=W, channels=["dense", "bm25"])
+    assert "question" not in told.components
+    assert asked.components["question"] == pytest.approx(-0.5 * 0.5 * told.score)
+    assert asked.score == pytest.approx(told.score * 0.75)
+    assert asked.match == told.match  # the match (what the floor and the context lift read) stays
+    off = rank.Weights(question=0.0)
+    unchanged = rank.score(candidate, question, now=NOW, weights=off, channels=["dense", "bm25"])
+    assert unchanged.score == pytest.approx(told.score)
+    pure = rank.score(candidate, question, now=NOW, weights=W, channels=["dense"], adjust=False)
+    assert "question" not in pure.components
