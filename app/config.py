@@ -98,8 +98,8 @@ class Settings(BaseSettings):
     recall_weight_context: float = Field(0.5, ge=0, validation_alias="RECALL_WEIGHT_CONTEXT")
     recall_context_seeds: int = Field(10, ge=0, validation_alias="RECALL_CONTEXT_SEEDS")
     # A memory that starts with a person the query names (a chat turn's speaker) / mentions one.
-    recall_weight_name_lead: float = Field(0.2, validation_alias="RECALL_WEIGHT_NAME_LEAD")
-    recall_weight_name_mention: float = Field(0.1, validation_alias="RECALL_WEIGHT_NAME_MENTION")
+    recall_weight_name_lead: float = Field(0.4, validation_alias="RECALL_WEIGHT_NAME_LEAD")
+    recall_weight_name_mention: float = Field(0.2, validation_alias="RECALL_WEIGHT_NAME_MENTION")
     # context_tags / context_types / language hints: added to the memories they match.
     recall_weight_context_priority: float = Field(
         0.1, validation_alias="RECALL_WEIGHT_CONTEXT_PRIORITY"

@@ -52,8 +52,8 @@ class Weights:
     )
     rrf_k: int = RRF_K
     context: float = 0.5  # a neighbouring turn's lift: this share of the matching turn's match
-    name_lead: float = 0.2  # the memory starts with a person the query names (its speaker)
-    name_mention: float = 0.1  # … or mentions one elsewhere
+    name_lead: float = 0.4  # the memory starts with a person the query names (its speaker)
+    name_mention: float = 0.2  # … or mentions one elsewhere
     context_priority: float = 0.1  # the memory has one of context_tags (prefix) / context_types
     question: float = 0.5  # share of the score taken from a memory that is all questions
     # auto_decompose: a sub-query's best match is rank 0 however loosely it matches ("Alice" finds

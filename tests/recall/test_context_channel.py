@@ -79,8 +79,8 @@ async def test_a_named_speakers_turn_is_favoured(app_client: httpx.AsyncClient):
         )
     ).json()
     found = {r["id"]: r["score_components"] for r in body["results"]}
-    assert found[ids[1]]["name"] == 0.2  # starts with the named person: the speaker
-    assert found[ids[0]]["name"] == 0.1  # mentions her
+    assert found[ids[1]]["name"] == 0.4  # starts with the named person: the speaker
+    assert found[ids[0]]["name"] == 0.2  # mentions her
     assert found[ids[2]]["name"] == 0.0
     assert found[ids[1]]["context"] > 0  # the turn after a match
     assert body["results"][0]["id"] == ids[1]
