@@ -19,7 +19,6 @@ window one of whose turns is gone, and erasure clears every window that holds an
 
 import logging
 from collections.abc import Sequence
-from datetime import datetime
 
 from app.jobs.kinds import enqueue_windows
 from app.jobs.spec import JobContext
@@ -27,6 +26,7 @@ from app.memories.tasks import EmbedDeps
 from app.scope import Scope
 from app.storage import Stores
 from app.storage import windows as store
+from app.storage.mirror import dated
 from app.storage.windows import WindowTurns
 
 log = logging.getLogger(__name__)
@@ -37,10 +37,7 @@ def window_text(window: WindowTurns, *, with_date: bool) -> str:
     embedding text has: storage/mirror.py embedding_text)."""
     turns = [*window.before, window.centre]
     text = "\n".join(t.content for t in turns)
-    if not with_date or not turns[0].timestamp:
-        return text
-    day = datetime.fromisoformat(turns[0].timestamp)
-    return f"[{day.day} {day:%B %Y}] {text}"
+    return dated(text, turns[0].timestamp, with_date=with_date)
 
 
 async def refresh_windows(deps: EmbedDeps, user_id: str, memory_ids: Sequence[str]) -> int:
@@ -60,8 +57,10 @@ async def refresh_windows(deps: EmbedDeps, user_id: str, memory_ids: Sequence[st
     windows = [w for w in found if w.before]
     openers = {w.centre.id for w in found if not w.before and w.centre.id in later.followed}
     openers |= {w.before[0].id for w in windows if len(w.before) == 1}  # nothing before it
-    gone = [w.centre.id for w in found if not w.before and w.centre.id not in openers]
-    if stale := [i for i in gone if i in {w.centre.id for w in found if w.recorded}]:
+    stale = [
+        w.centre.id for w in found if not w.before and w.recorded and w.centre.id not in openers
+    ]
+    if stale:
         await vectors.clear_windows(stale)
         await store.forget_members(graph, user_id, stale)
     texts = [window_text(w, with_date=deps.embed_with_date) for w in windows]
@@ -90,22 +89,18 @@ async def backfill_windows(stores: Stores) -> int:
     return pending
 
 
-async def queue_windows(stores: Stores, user_id: str, memory_ids: Sequence[str]) -> None:
-    """Queues the windows of memories that were embedded without an embed job (their vectors
-    came with the request)."""
-    if memory_ids and stores.jobs is not None and stores.vectors.has_windows:
-        await enqueue_windows(stores.jobs, user_id, memory_ids)
-
-
 async def delete_turns(
     stores: Stores, scope: Scope, memory_ids: Sequence[str], *, actor: str, now: str
 ) -> list[str]:
     """Deletes memories (GraphStore.delete_memories) and queues the windows of the embedded
     turns after them, which held their text, to be written again without it."""
+    jobs = stores.jobs
+    if jobs is None or not stores.vectors.has_windows:
+        return await stores.graph.delete_memories(scope, memory_ids, actor=actor, now=now)
     later = await store.later_turns(stores.graph, scope.user_id, memory_ids)
     deleted = await stores.graph.delete_memories(scope, memory_ids, actor=actor, now=now)
-    if deleted and later.windowed:
-        await queue_windows(stores, scope.user_id, sorted(later.windowed - set(deleted)))
+    if deleted and (rewrite := sorted(later.windowed - set(deleted))):
+        await enqueue_windows(jobs, scope.user_id, rewrite)
     return deleted
 
 

@@ -13,8 +13,9 @@ from app.recall.channels import ChannelRun, run_channels
 from app.recall.names import query_names, without_names
 from app.recall.outcome import RecallConfig, Search, add_timings
 from app.recall.params import RecallRequest
-from app.recall.windows import WINDOW, window_hits
+from app.recall.windows import window_hits
 from app.storage.records import RecallCandidates
+from app.storage.vectors import WINDOW
 
 FETCH_FACTOR = 4
 FETCH_MIN = 50
@@ -76,9 +77,14 @@ async def gather(search: Search) -> Pool:
         add_timings(pool.timings, run.timings)
         pool.vector_matched += len(run.hits.get("dense", []))
         share = 1.0 if query in asked else config.weights.sub_query_share
-        if share == 1.0:
-            await _feed_back(search, query, run, fetch)
-            await _windows(search, query, run, fetch)
+        if share == 1.0:  # both read the first pass; neither reads the other's hits
+            feedback_found, windows_found = await asyncio.gather(
+                _feed_back(search, query, run, fetch), _windows(search, query, run, fetch)
+            )
+            if feedback_found:
+                run.hits[feedback.PRF] = feedback_found
+            if windows_found:
+                run.hits[WINDOW] = windows_found
         ran = list(run.hits)
         candidates = rank.fuse(run.hits, share)
         scores = rank.fused_scores(candidates.values(), config.weights, ran)
@@ -90,34 +96,35 @@ async def gather(search: Search) -> Pool:
     return pool
 
 
-async def _feed_back(search: Search, query: str, run: ChannelRun, fetch: int) -> None:
-    """Adds the `prf` channel (feedback.py): the dense search moved towards the first pass's
-    best matches. Not for a sub-query, a question asking when, or without the dense channel."""
+async def _feed_back(
+    search: Search, query: str, run: ChannelRun, fetch: int
+) -> list[tuple[str, float]]:
+    """The `prf` channel's hits (feedback.py): the dense search moved towards the first pass's
+    best matches. Empty for a sub-query, a question asking when, or without the dense channel."""
     weights = search.config.weights
     if not weights.channel_weights.get(feedback.PRF) or feedback.asks_when(query):
-        return
+        return []
     if run.vector is None or not run.hits.get("dense"):
-        return
+        return []
     first = rank.fuse(run.hits)
     scores = rank.fused_scores(first.values(), weights, list(run.hits))
     top = sorted(scores, key=lambda i: -scores[i])[: feedback.FEEDBACK_DOCS]
-    hits = await feedback.feedback_hits(search.stores.vectors, run.vector, top, search.flt, fetch)
-    if hits:
-        run.hits[feedback.PRF] = hits
+    return await feedback.feedback_hits(search.stores.vectors, run.vector, top, search.flt, fetch)
 
 
-async def _windows(search: Search, query: str, run: ChannelRun, fetch: int) -> None:
-    """Adds the `window` channel (windows.py), searched with the dense channel's vector. Not for
-    a sub-query, a question asking when, nor when the channel is off or the dense channel did
+async def _windows(
+    search: Search, query: str, run: ChannelRun, fetch: int
+) -> list[tuple[str, float]]:
+    """The `window` channel's hits (windows.py), searched with the dense channel's vector. Empty
+    for a sub-query, a question asking when, or when the channel is off or the dense channel did
     not run."""
     if WINDOW not in search.params.channels or run.vector is None or "dense" not in run.hits:
-        return
+        return []
     if feedback.asks_when(query):  # it wants the one turn that dates the event, as for feedback
-        return
+        return []
     if not search.config.weights.channel_weights.get(WINDOW):
-        return
-    if hits := await window_hits(search, run.vector, fetch):
-        run.hits[WINDOW] = hits
+        return []
+    return await window_hits(search, run.vector, fetch)
 
 
 async def read(search: Search, pool: Pool, limits: evidence.Thresholds) -> Read:

@@ -109,10 +109,12 @@ async def _judge(
 async def _asked_attributes(
     search: Search, pool: Pool, facts: dict[str, dict]
 ) -> dict[str, frozenset[str]]:
-    """Per query, the attributes it asks about — only if some candidate fills a slot (the
-    prototypes are not even looked at for a store without /remember facts)."""
+    """Per query, the attributes it asks about — only if some candidate fills a slot and a query
+    has a vector (the prototypes are not even looked at otherwise)."""
     if not any(props.get("slot") for props in facts.values()):
         return {}
+    if not any(vectors.vectors for vectors in pool.vectors.values()):
+        return {}  # no query vector to match a topic with (dense off or the embedder down)
     found = await attribute_evidence.prototypes(search.embedder)
     return {
         query: attribute_evidence.matched_attributes(vectors.vectors, found)

@@ -17,8 +17,6 @@ from app.storage.windows import current_members
 
 log = logging.getLogger(__name__)
 
-WINDOW = "window"
-
 
 async def window_hits(search: Search, vector: list[float], fetch: int) -> list[tuple[str, float]]:
     """The turns of the best windows, best first; empty if the index fails (the other channels

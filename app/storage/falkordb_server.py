@@ -185,9 +185,8 @@ async def _is_ready(client: redis.Redis, pid: int) -> bool:
     while ours fails to bind and exits, and adopting it would serve that directory's data.
     PING also answers while the AOF is still loading; queries would fail with LOADING.
     """
-    if (await client.info("server"))["process_id"] != pid:
-        return False
-    return not (await client.info("persistence"))["loading"]
+    info = await client.info()  # the default sections hold both "server" and "persistence"
+    return info["process_id"] == pid and not info["loading"]
 
 
 def _is_redis_process(pid: int) -> bool:

@@ -89,7 +89,12 @@ def embedding_text(memory: Memory, *, with_date: bool) -> str:
     The date lets a question about time ("what did she do in May 2023?") meet the memory in
     vector space; on LoCoMo it raised dense recall@10 by about 3 points.
     """
-    if not with_date or not memory.timestamp:
-        return memory.content
-    day = datetime.fromisoformat(memory.timestamp)
-    return f"[{day.day} {day:%B %Y}] {memory.content}"
+    return dated(memory.content, memory.timestamp, with_date=with_date)
+
+
+def dated(text: str, timestamp: str | None, *, with_date: bool) -> str:
+    """`text` with the day of `timestamp` in front ("[3 May 2023] …"), as the embedder sees it."""
+    if not with_date or not timestamp:
+        return text
+    day = datetime.fromisoformat(timestamp)
+    return f"[{day.day} {day:%B %Y}] {text}"

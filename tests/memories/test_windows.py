@@ -149,6 +149,28 @@ async def test_an_erased_turn_leaves_every_window(client: httpx.AsyncClient) -> 
     assert ids[2] not in {h.id for h in await window_search(client, window_of_last)}
 
 
+async def test_recall_searches_the_window_channel(client: httpx.AsyncClient) -> None:
+    ids = await write_turns(client)
+    note = await client.post(
+        "/memory", json={"content": "Dinosaur exhibit tickets cost twelve dollars"}, headers=H
+    )
+    await windows_written(client, ids)
+
+    async def matches(channels: str) -> dict[str, float]:
+        params = {"query": "dinosaur exhibit", "channels": channels, "limit": 10}
+        body = (await client.get("/recall", params=params, headers=H)).json()
+        return {r["id"]: r["match_score"] for r in body["results"]}
+
+    with_windows = await matches("dense,bm25,context,window")
+    without = await matches("dense,bm25,context")
+    # The window channel ran: it joins the fused score's normaliser, so a note in no
+    # conversation (no window) matches less than without the channel; the turn the matching
+    # window was made for keeps the top place.
+    lone = note.json()["memory_id"]
+    assert with_windows[lone] < without[lone]
+    assert max(with_windows, key=with_windows.__getitem__) == ids[2]
+
+
 async def test_windows_keep_to_their_tenant(client: httpx.AsyncClient) -> None:
     mine = await write_turns(client)
     theirs = await write_turns(client, BOB)
