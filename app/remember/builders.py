@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from spacy.tokens import Span
 
 from app.models import MemoryType
+from app.remember import lexicon as lex
 from app.remember.attributes import ACTIVE, slot_for
 from app.remember.clauses import Clause, is_person_entity, tagged
 from app.remember.dates import NUMBER_WORDS
@@ -287,13 +288,21 @@ def health_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
         return make_fact(c, HEALTH, f"{c.name} is {value}", slot=f"condition:{value}", value=value)
     if m.re is HAVE_CONDITION:
         said = clean_value(m["value"], max_words=4) or value  # "ADHD" keeps its capitals
-        key = slot_for("condition", re.sub(r"\s+(?:disease|syndrome|disorder)$", "", value))
+        key = slot_for("condition", condition_key(value))
         return make_fact(c, HEALTH, f"{c.name} has {said}", slot=key, value=ACTIVE)
     if m.re is ALLERGIC:
         content = f"{c.name} is allergic to {value}"
     else:
         content = f"{c.name} has a {value} allergy"
     return make_fact(c, HEALTH, content, slot=f"allergy:{slot_key(value)}", value=value)
+
+
+def condition_key(value: str) -> str:
+    """A condition's key: its known word ("type 2 diabetes", "mild asthma": diabetes, asthma), as
+    the parse-based reader keys it, else its name without "disease"/"syndrome"/"disorder"."""
+    name = re.sub(r"\s+(?:disease|syndrome|disorder)$", "", value)
+    last = name.split()[-1]
+    return last if last in lex.CONDITIONS else name
 
 
 def work_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:

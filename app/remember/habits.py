@@ -20,9 +20,15 @@ SOFT_DRINKS = word_set("coffee tea water milk juice smoothie smoothies soda coke
 SMOKES = word_set("cigarette cigarettes cig cigs fag fags cigar cigars joint joints")
 # "go for a run", "go for a swim", "have a jog": the activity is the noun after the light verb.
 LIGHT_ACTIVITY = re.compile(r"^(?:go|went|have|do)\s+for\s+an?\s+(?P<noun>[a-z]+)|^have\s+an?\s+")
-GERUNDS = {
-    noun: verb for verb in lex.ACTIVITY_VERBS for noun in (f"{verb}ing", f"{verb}{verb[-1]}ing")
-}
+
+
+def _gerunds(verb: str) -> tuple[str, ...]:
+    """The -ing forms a verb may take: fishing, swimming (doubled), hiking (its e dropped)."""
+    forms = (f"{verb}ing", f"{verb}{verb[-1]}ing")
+    return (*forms, f"{verb[:-1]}ing") if verb.endswith("e") else forms
+
+
+GERUNDS = {noun: verb for verb in lex.ACTIVITY_VERBS for noun in _gerunds(verb)}
 
 
 def habit_slot(verb: str, rest: str) -> str | None:

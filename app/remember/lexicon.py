@@ -110,3 +110,9 @@ NOT_NAMES = word_set(
     "new single married free hungry late early alright well there in out off up down just so "
     "not also still really very pretty quite bored stuck sick ill lost fine cool"
 )
+# Conditions a person "has": one list for the parse-based reader and the "I've got …" template,
+# so that both key a condition alike (its word, as `condition:<word>`).
+CONDITIONS = word_set(
+    "diabetes asthma adhd autism arthritis migraines migraine epilepsy eczema ibs anxiety "
+    "depression coeliac celiac psoriasis crohn's endometriosis tinnitus"
+)

@@ -92,17 +92,11 @@ def read_have(p: Predicate) -> list[ExtractedFact]:
             bought = "owns" if p.lemma == "own" else "bought"
             content = dated(p.clause, f"User {bought} {rest_text(p.verb)}")
             found.append(fact(p, OWNS, content, slot_for("possession", head_words(obj)), ACTIVE))
-        elif word in CONDITIONS:
+        elif word in lex.CONDITIONS:
             found.append(
                 fact(p, HEALTH, f"User has {phrase(obj)}", slot_for("condition", word), ACTIVE)
             )
     return found
-
-
-CONDITIONS = word_set(
-    "diabetes asthma adhd autism arthritis migraines migraine epilepsy eczema ibs anxiety "
-    "depression coeliac celiac psoriasis"
-)
 
 
 def _is_vehicle(token: Token) -> bool:

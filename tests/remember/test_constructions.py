@@ -5,8 +5,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from app.remember.attributes import ACTIVE, ENDED, supersedes
+from app.remember.attributes import ACTIVE, ENDED, slot_for, supersedes
 from app.remember.facts import Turn
+from app.remember.habits import habit_slot
 from app.remember.normalise import normalise
 from app.remember.rules import extract_facts_by_rules
 
@@ -63,7 +64,8 @@ def test_im_now_at_an_organisation_is_an_employer_only_when_the_talk_is_of_a_job
     ("text", "slot"),
     [
         ("I have coeliac disease so no gluten for me", "condition:coeliac"),
-        ("I've got type 2 diabetes", "condition:type 2 diabete"),
+        ("I've got type 2 diabetes", "condition:diabete"),
+        ("I've got type 2 diabetes.", "condition:diabete"),  # read by the parse: the same key
         ("I was diagnosed with ADHD last year", "condition:adhd"),
         ("I'm also lactose intolerant fwiw", "condition:lactose intolerant"),
         ("I have asthma too", "condition:asthma"),
@@ -86,6 +88,14 @@ def test_a_habit_is_ended_by_a_negation(habit: str, ending: str, slot: str) -> N
     started, ended = slots(habit), slots(ending)
     assert started[slot] == ACTIVE and ended[slot] == ENDED
     assert supersedes(slot, ENDED, slot, ACTIVE)
+
+
+@pytest.mark.parametrize(
+    ("rest", "lemma"),
+    [("swimming every Sunday", "swim"), ("hiking most weekends", "hike"), ("fishing", "fish")],
+)
+def test_going_with_a_gerund_is_the_pastime_of_its_verb(rest: str, lemma: str) -> None:
+    assert habit_slot("go", rest) == slot_for("activity", lemma)
 
 
 def test_a_habit_with_a_soft_drink_is_not_drinking() -> None:
