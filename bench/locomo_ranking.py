@@ -67,6 +67,7 @@ class Asked:
     question: locomo.Question
     ranked: list[str]
     components: list[dict[str, float]]
+    scores: list[float]
 
 
 @dataclass
@@ -77,6 +78,7 @@ class Candidates:
     ids: list[str]
     features: np.ndarray  # [candidates, len(FEATURES)]
     evidence: np.ndarray  # [candidates], 1.0 for an evidence turn
+    scores: np.ndarray  # [candidates], Engram's final scores
 
 
 def ask_all(client: httpx.Client, samples: Sequence[locomo.Sample]) -> list[Asked]:
@@ -86,12 +88,19 @@ def ask_all(client: httpx.Client, samples: Sequence[locomo.Sample]) -> list[Aske
         for question in sample.questions:
             body, _ = locomo.recall(client, sample.sample_id, question.text, {}, DEPTH)
             results = body.get("results") or []
-            pairs = [
-                (dia_id, result.get("score_components") or {})
+            shown = [
+                (dia_id, result.get("score_components") or {}, result["score"])
                 for dia_id, result in zip(locomo.ranked_dia_ids(body), results, strict=True)
                 if dia_id
             ]
-            asked.append(Asked(question, [p[0] for p in pairs], [p[1] for p in pairs]))
+            asked.append(
+                Asked(
+                    question,
+                    [dia_id for dia_id, _, _ in shown],
+                    [parts for _, parts, _ in shown],
+                    [score for _, _, score in shown],
+                )
+            )
     return asked
 
 
@@ -143,10 +152,10 @@ def candidates(asked: Asked, vectors: Vectors, contents: dict[str, str], top: in
     turn_cos = vectors.turn[sample_id] @ vectors.dense[text]
     window_cos = vectors.window[sample_id] @ vectors.dense[text]
     whole_cos = vectors.turn[sample_id] @ vectors.whole[text]
-    shown = list(zip(asked.ranked, asked.components, strict=True))[:top]
-    best_keyword = max([c.get("keyword", 0.0) for _, c in shown] + [1e-9])
-    rows, ids = [], []
-    for rank, (dia_id, parts) in enumerate(shown):
+    shown = list(zip(asked.ranked, asked.components, asked.scores, strict=True))[:top]
+    best_keyword = max([c.get("keyword", 0.0) for _, c, _ in shown] + [1e-9])
+    rows, ids, scores = [], [], []
+    for rank, (dia_id, parts, score) in enumerate(shown):
         if dia_id not in index:
             continue
         i, content = index[dia_id], contents[dia_id]
@@ -167,8 +176,10 @@ def candidates(asked: Asked, vectors: Vectors, contents: dict[str, str], top: in
             ]
         )
         ids.append(dia_id)
+        scores.append(score)
     evidence = np.array([float(d in asked.question.evidence) for d in ids])
-    return Candidates(asked, ids, np.array(rows).reshape(-1, len(FEATURES)), evidence)
+    features = np.array(rows).reshape(-1, len(FEATURES))
+    return Candidates(asked, ids, features, evidence, np.array(scores))
 
 
 @dataclass(frozen=True)
@@ -225,6 +236,73 @@ def recall_rows(
     return {key: tuple(np.mean(rows, axis=0)) for key, rows in found.items()}
 
 
+Place = dict[str, tuple[int, int]]  # dia_id -> (session, position in the conversation)
+Order = Callable[[int, Candidates], list[str]]
+
+
+def variant_orders(places: dict[str, Place]) -> dict[str, Order]:
+    """Re-orderings of each question's top candidates, tried as changes to Engram's ranking: a
+    cosine added to the score as a term, diversity among neighbouring turns, and a lift for the
+    turn two after a match (the same speaker going on with the topic)."""
+    variants: dict[str, Order] = {}
+    terms = (("window cosine", (0.2, 0.4, 0.7)), ("whole-question cosine", (0.2, 0.4)))
+    for feature, weights in terms:
+        for weight in weights:
+            variants[f"score + {weight} × {feature}"] = _with_term(FEATURES.index(feature), weight)
+    for penalty in (0.05, 0.1, 0.2):
+        variants[f"score − {penalty} per adjacent turn placed above"] = _diverse(places, penalty)
+    for share in (0.1, 0.2):
+        variants[f"score + {share} × match of a top-10 turn two before"] = _two_on(places, share)
+    return variants
+
+
+def _ordered(one: Candidates, scores: np.ndarray) -> list[str]:
+    return [one.ids[j] for j in np.argsort(-scores, kind="stable")]
+
+
+def _with_term(column: int, weight: float) -> Order:
+    return lambda _, one: _ordered(one, one.scores + weight * one.features[:, column])
+
+
+def _adjacent(place: Place, a: str, b: str) -> bool:
+    return place[a][0] == place[b][0] and abs(place[a][1] - place[b][1]) == 1
+
+
+def _diverse(places: dict[str, Place], penalty: float) -> Order:
+    """Greedy: a candidate loses `penalty` for each adjacent turn already placed above it."""
+
+    def order(_: int, one: Candidates) -> list[str]:
+        place = places[one.asked.question.sample_id]
+        left = dict(zip(one.ids, one.scores, strict=True))
+        placed: list[str] = []
+        while left:
+            near = {d: sum(_adjacent(place, d, p) for p in placed) for d in left}
+            best = max(left, key=lambda d: left[d] - penalty * near[d])
+            placed.append(best)
+            del left[best]
+        return placed
+
+    return order
+
+
+def _two_on(places: dict[str, Place], share: float) -> Order:
+    """The turn two after one of the 10 best (same session) gains `share` of that turn's match."""
+
+    def order(_: int, one: Candidates) -> list[str]:
+        place = places[one.asked.question.sample_id]
+        at = {place[d]: d for d in one.ids}
+        lift = np.zeros(len(one.ids))
+        matches = one.features[:, FEATURES.index("match")]
+        for seed, match in zip(one.ids[:10], matches, strict=False):
+            session, position = place[seed]
+            if (later := at.get((session, position + 2))) is not None:
+                j = one.ids.index(later)
+                lift[j] = max(lift[j], share * match)
+        return _ordered(one, one.scores + lift)
+
+    return order
+
+
 def table(results: dict[str, dict[str, tuple[float, float]]]) -> str:
     columns = ["overall", *locomo.CATEGORIES.values()]
     lines = ["| ranking | " + " | ".join(columns) + " |", "|---" * (len(columns) + 1) + "|"]
@@ -241,6 +319,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--api-key", required=True)
     parser.add_argument("--top", type=int, default=50, help="candidates re-ranked (≤ 100)")
     parser.add_argument("--cache", type=Path, default=windows.CACHE)
+    parser.add_argument("--variants", action="store_true", help="also the tried re-orderings")
     args = parser.parse_args(argv)
     samples, _ = locomo.load_samples(args.data)
     headers = {"Authorization": f"Bearer {args.api_key}"}
@@ -260,6 +339,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     for name, chosen in FEATURE_SETS.items():
         orders = held_out_orders(pool, [FEATURES.index(f) for f in chosen])
         results[f"held-out model, {name}"] = recall_rows(pool, lambda n, _, o=orders: o[n])
+    if args.variants:
+        places = {
+            s.sample_id: {t.dia_id: (t.session, i) for i, t in enumerate(s.turns)} for s in samples
+        }
+        for name, order in variant_orders(places).items():
+            results[name] = recall_rows(pool, order)
     out += ["", f"R@10 / R@20, top {args.top} re-ranked:", "", table(results)]
     sys.stdout.write("\n".join(out) + "\n")
 

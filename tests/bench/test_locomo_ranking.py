@@ -5,17 +5,20 @@ import pytest
 
 from bench.locomo import Question
 from bench.locomo_ranking import (
+    FEATURES,
     Asked,
     Candidates,
     fit_logistic,
     held_out_orders,
     rank_shares,
     recall_rows,
+    variant_orders,
 )
 
 
 def asked(sample_id: str, evidence: tuple[str, ...], ranked: list[str]) -> Asked:
-    return Asked(Question(sample_id, 0, 4, "q?", evidence), ranked, [{} for _ in ranked])
+    scores = [1.0 - i / 100 for i in range(len(ranked))]
+    return Asked(Question(sample_id, 0, 4, "q?", evidence), ranked, [{} for _ in ranked], scores)
 
 
 def test_rank_shares_count_each_question_as_one():
@@ -38,10 +41,11 @@ def test_fit_logistic_learns_which_feature_marks_the_evidence():
 def candidates(sample_id: str, marked: int) -> Candidates:
     """Four candidates in Engram's order; the evidence is the one with feature 1.0."""
     ids = [f"D1:{i}" for i in range(4)]
-    features = np.zeros((4, 1))
+    features = np.zeros((4, len(FEATURES)))
     features[marked, 0] = 1.0
     evidence = features[:, 0].copy()
-    return Candidates(asked(sample_id, (ids[marked],), ids), ids, features, evidence)
+    one = asked(sample_id, (ids[marked],), ids)
+    return Candidates(one, ids, features, evidence, np.array(one.scores))
 
 
 def test_held_out_orders_rank_by_a_model_of_the_other_conversations():
@@ -52,3 +56,15 @@ def test_held_out_orders_rank_by_a_model_of_the_other_conversations():
     model = recall_rows(pool, lambda n, _: orders[n][:2])
     assert engram["overall"][0] == pytest.approx(1 / 3)  # only "c" has its evidence in the top 2
     assert model["overall"][0] == pytest.approx(1.0)
+
+
+def test_the_tried_reorderings_move_what_they_target():
+    one = candidates("a", 0)  # Engram's order D1:0 … D1:3, all in one session, in order
+    one.features[:, FEATURES.index("match")] = 1.0
+    place = {"a": {f"D1:{i}": (1, i) for i in range(4)}}
+    variants = variant_orders(place)
+    diverse = variants["score − 0.05 per adjacent turn placed above"](0, one)
+    # D1:1 sits next to D1:0 (and then D1:2 too), D1:3 only next to D1:2
+    assert diverse == ["D1:0", "D1:2", "D1:3", "D1:1"]
+    two_on = variants["score + 0.1 × match of a top-10 turn two before"](0, one)
+    assert two_on == ["D1:2", "D1:3", "D1:0", "D1:1"]  # lifted by D1:0's and D1:1's match
