@@ -109,6 +109,11 @@ class Settings(BaseSettings):
     recall_weight_question: float = Field(
         0.5, ge=0, le=1, validation_alias="RECALL_WEIGHT_QUESTION"
     )
+    # A conversation turn whose fact a newer one superseded ("I live in Prague" once "I moved to
+    # Berlin" was said) loses this share of its score: the current fact answers first.
+    recall_weight_outdated: float = Field(
+        0.5, ge=0, le=1, validation_alias="RECALL_WEIGHT_OUTDATED"
+    )
     # auto_decompose: how much a sub-query's matches count against the query's own.
     recall_sub_query_share: float = Field(
         0.5, ge=0, le=1, validation_alias="RECALL_SUB_QUERY_SHARE"
@@ -155,6 +160,13 @@ class Settings(BaseSettings):
     remember_max_messages: int = Field(50, ge=1, validation_alias="REMEMBER_MAX_MESSAGES")
     remember_max_chars: int = Field(32000, ge=1, validation_alias="REMEMBER_MAX_CHARS")
     remember_rate_per_minute: int = Field(120, ge=1, validation_alias="REMEMBER_RATE_PER_MINUTE")
+    # Transcript turns (every message /remember keeps verbatim) are deleted this many days after
+    # they were said; 0 = kept for good (the default: the conversation is the record).
+    transcript_retention_days: float = Field(0, ge=0, validation_alias="TRANSCRIPT_RETENTION_DAYS")
+    # /recall/context for a session puts its last N messages first (0 = off).
+    session_context_messages: int = Field(
+        10, ge=0, le=200, validation_alias="SESSION_CONTEXT_MESSAGES"
+    )
     remember_dedup_threshold: float = Field(
         0.92, ge=0, le=1, validation_alias="REMEMBER_DEDUP_THRESHOLD"
     )

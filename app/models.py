@@ -60,7 +60,8 @@ class Role(StrEnum):
 
 
 class Layer(StrEnum):
-    RAW = "raw"
+    TRANSCRIPT = "transcript"  # a verbatim conversation turn kept by /remember
+    RAW = "raw"  # a fact extracted from turns, provisional
     CONSOLIDATED = "consolidated"
 
 
@@ -110,12 +111,20 @@ class Memory(BaseModel):
     enrichment_status: Status = Status.PENDING
     source: dict[str, Any] = Field(default_factory=dict)
     session_id: str | None = None  # source.session_id, kept as a property to look turns up by
+    # Transcript turns: who said it (the message's `name`, else its role), in front of the text
+    # wherever the turn is searched (spoken_text), never inside the verbatim content.
+    speaker: str | None = None
     superseded_by: str | None = None  # raw layer: the consolidated memory that replaced it
     derived_from: list[str] = Field(default_factory=list)  # consolidated: its raw sources
     # /remember facts: what the fact is about ("residence", "likes:hiking"…); facts of one owner
     # with the same slot are checked against each other for contradiction.
     slot: str | None = None
     content_hash: str
+
+
+def spoken_text(content: str, speaker: str | None) -> str:
+    """What a conversation turn is searched as: "Speaker: text" (the content alone without one)."""
+    return f"{speaker}: {content}" if speaker else content
 
 
 # Properties stored as JSON strings in the graph (FalkorDB properties cannot hold maps).

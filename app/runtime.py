@@ -302,6 +302,7 @@ def recall_config(settings: Settings) -> RecallConfig:
         name_mention=settings.recall_weight_name_mention,
         context_priority=settings.recall_weight_context_priority,
         question=settings.recall_weight_question,
+        outdated=settings.recall_weight_outdated,
         sub_query_share=settings.recall_sub_query_share,
     )
     return RecallConfig(

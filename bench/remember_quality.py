@@ -15,13 +15,19 @@ Reported per set and overall:
   scenario's question (recall as configured, its relevance floor and gate included); beside it,
   the same with `relevance_floor=0` (recall's plain ranking, no gate) and the facts stored at all
   (a current memory holds the keywords), which separate extraction from retrieval;
-- updates superseded: no current memory holds the old value (without the new one, and without
-  saying that it ended: "User is no longer vegan") and a current memory holds the new value;
-- duplicates: current memories beyond the first, per layer, holding a repeated fact;
-- false memories: current memories holding a distractor's keywords (a fact stored about another
+- updates superseded: no current fact holds the old value (without the new one, and without
+  saying that it ended: "User is no longer vegan") and a current fact holds the new value; and
+  answered current: of the top 5 for the update's question, the first memory holding either
+  value holds the new one (the turn that said the old value must rank below the current fact);
+- found without the gate but hidden: facts in the top 5 with `relevance_floor=0` and not with
+  the defaults (the gate must never hide a stored answer: target 0);
+- duplicates: current facts beyond the first, per layer, holding a repeated fact;
+- false memories: current facts holding a distractor's keywords (a fact stored about another
   person, holding one of its `unless` words, is fine);
 - the 202 acknowledgement's p50/p95 (client side) and the job's p50/p95.
-State is read from the graph directly (every memory of the user, with its layer and t_invalid).
+State is read from the graph directly (every memory of the user, with its layer and t_invalid);
+the transcript layer (every turn, verbatim) counts for what recall finds, not for the facts'
+state.
 
 Usage: .venv/bin/python bench/remember_quality.py [--split dev|held_out|fresh|all] [--only ID ...]
        [--show] [--json PATH]
@@ -107,6 +113,8 @@ class Tally:
     facts_stored: int = 0
     updates: int = 0
     superseded: int = 0
+    answered_current: int = 0
+    gate_hid: int = 0
     repeats: int = 0
     duplicates: int = 0
     distractors: int = 0
@@ -121,6 +129,8 @@ class Tally:
             "facts_stored",
             "updates",
             "superseded",
+            "answered_current",
+            "gate_hid",
             "repeats",
             "duplicates",
             "distractors",
@@ -138,6 +148,8 @@ class Tally:
             "facts_stored": f"{self.facts_stored}/{self.facts}",
             "updates_superseded": f"{self.superseded}/{self.updates}",
             "updates_superseded_pct": share(self.superseded, self.updates),
+            "updates_answered_current": f"{self.answered_current}/{self.updates}",
+            "found_without_gate_but_hidden": self.gate_hid,
             "duplicates": self.duplicates,
             "repeated_facts": self.repeats,
             "false_memories": f"{self.false_memories}/{self.distractors}",
@@ -209,7 +221,9 @@ class Bench:
 
 def score(bench: Bench, http: httpx.Client, user: str, conv: dict, show: bool) -> Tally:
     tally, stored = Tally(), bench.memories(user)
-    current = [m for m in stored if m.current]
+    # Facts are judged on the layers that hold facts: a transcript turn is what was said (it
+    # keeps an old value or a friend's diet verbatim, and is neither stale nor false).
+    current = [m for m in stored if m.current and m.layer != "transcript"]
     label = conv["id"]
     for fact in conv.get("facts") or []:
         tally.facts += 1
@@ -220,6 +234,7 @@ def score(bench: Bench, http: httpx.Client, user: str, conv: dict, show: bool) -
         if any(holds(content, fact["expect"]) for content in top):
             tally.facts_found += 1
         else:
+            tally.gate_hid += any(holds(content, fact["expect"]) for content in ranked)
             tally.misses.append(f"{label} fact {fact['expect']}: top 5 = {top}")
     for update in conv.get("updates") or []:
         tally.updates += 1
@@ -230,6 +245,13 @@ def score(bench: Bench, http: httpx.Client, user: str, conv: dict, show: bool) -
             if holds(m.content, old) and not holds(m.content, new) and not ENDING.search(m.content)
         ]
         fresh = any(holds(m.content, update["new"]) for m in current)
+        answer = next(
+            (c for c in bench.top5(http, update["q"]) if holds(c, old) or holds(c, new)), ""
+        )
+        if holds(answer, new) and (not holds(answer, old) or ENDING.search(answer)):
+            tally.answered_current += 1
+        else:
+            tally.misses.append(f"{label} update {old}→{new}: answered first by {answer!r}")
         if not stale and fresh:
             tally.superseded += 1
         else:

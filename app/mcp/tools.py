@@ -38,6 +38,7 @@ MemoryTypeName = Annotated[
 class Turn(BaseModel):
     role: Literal["user", "assistant", "system", "tool"] = Field(description="Who said it.")
     content: str = Field(description="The message text.")
+    name: str | None = Field(None, max_length=100, description="The speaker's name, if known.")
 
 
 def given(**values: Any) -> dict[str, Any]:

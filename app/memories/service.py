@@ -196,9 +196,13 @@ async def store_memories(
     vectors: dict[str, list[float] | None],
     claim: Claim | None = None,
     resume: bool = False,
+    in_conversation: bool = True,
 ) -> BatchStored:
     """Writes built memories in one atomic graph write, mirrors them, and queues what follows:
     embedding for those without a vector, enrichment for those with one.
+
+    `in_conversation=False`: the memories are not turns of their session (the facts /remember
+    extracts and consolidates), so they are not linked into its order.
 
     With `claim`, the idempotency key is written in the same query (KeyTaken if it is live). With
     `resume`, the memories were written by an earlier attempt of the same request (a retry after
@@ -212,7 +216,8 @@ async def store_memories(
         if claim is not None:
             claim = replace(claim, refs=[m.id for m in memories])
         deleted_before = await stores.graph.create_memories(memories, actor, claim)
-    await link_session_turns(stores, scope, memories)
+    if in_conversation:
+        await link_session_turns(stores, scope, memories)
     mirrored = await _mirror(stores, scope, memories, vectors)
     ids = [m.id for m in memories]
     unembedded = [m.id for m in memories if vectors.get(m.id) is None]

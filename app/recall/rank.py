@@ -29,6 +29,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from app.models import spoken_text
+
 # Small k: top ranks dominate. On LoCoMo, k=5 gave recall@10 0.67 where k=60 gave 0.59.
 RRF_K = 5
 CONTEXT = "context"  # not a ranked channel: its candidates carry a lift, not a rank
@@ -56,6 +58,7 @@ class Weights:
     name_mention: float = 0.2  # … or mentions one elsewhere
     context_priority: float = 0.1  # the memory has one of context_tags (prefix) / context_types
     question: float = 0.5  # share of the score taken from a memory that is all questions
+    outdated: float = 0.5  # share taken from a turn whose fact a newer one superseded
     # auto_decompose: a sub-query's best match is rank 0 however loosely it matches ("Alice" finds
     # every note about Alice), so its matches count for this share of the query's own.
     sub_query_share: float = 0.5
@@ -252,16 +255,24 @@ def score(
         ),
     }
     if names:
-        terms["name"] = name_term(memory.get("content") or "", names, weights)
+        terms["name"] = name_term(text_of(memory), names, weights)
     if priority:
         terms["context_priority"] = weights.context_priority * priority.matches(memory)
     total = weights.match * match + sum(terms.values())
-    asks = question_share(memory.get("content") or "") if weights.question else 0.0
+    asks = question_share(text_of(memory)) if weights.question else 0.0
     if asks:
         terms["question"] = -weights.question * asks * max(total, 0.0)
         total += terms["question"]
+    if memory.get("outdated_by") and weights.outdated:
+        terms["outdated"] = -weights.outdated * max(total, 0.0)
+        total += terms["outdated"]
     components.update(terms)
     return Scored(candidate.id, total, match, components)
+
+
+def text_of(memory: dict) -> str:
+    """A memory's text as it is searched (a transcript turn's with its speaker in front)."""
+    return spoken_text(memory.get("content") or "", memory.get("speaker"))
 
 
 _SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)")

@@ -99,7 +99,7 @@ async def _judge(
             similarity=evidence.similarity(
                 pool.vectors[query], stored.get(memory_id), candidate.scores.get("dense")
             ),
-            terms=evidence.shared_terms(terms, props.get("content") or ""),
+            terms=evidence.shared_terms(terms, rank.text_of(props)),
             query_terms=len(terms),
             attribute=attribute_evidence.fills(props.get("slot"), asked.get(query, frozenset())),
         )

@@ -108,6 +108,7 @@ async def _promote(deps: RememberDeps, user_id: str, raws: list[Memory], result:
             actor=ACTOR,
             memories=[memory],
             vectors={memory.id: record.dense if record else None},
+            in_conversation=False,
         )
         links.append({"consolidated": memory.id, "raw": raw.id, "transformation": "promotion"})
         result.created.append(memory.id)
@@ -159,6 +160,7 @@ async def _synthesise(
             actor=ACTOR,
             memories=[memory],
             vectors={memory.id: None},
+            in_conversation=False,
         )
         result.created.append(memory.id)
         links += [

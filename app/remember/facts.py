@@ -1,7 +1,7 @@
 """The shapes of /remember extraction: conversation turns in, standalone facts out."""
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from app.models import MemoryType
@@ -18,6 +18,7 @@ class Turn:
     content: str
     timestamp: datetime  # aware (UTC, or the speaker's offset: "yesterday" is on their calendar)
     message_id: str | None = None
+    name: str | None = None  # the speaker's name, when the client gave one (OpenAI's `name`)
 
 
 @dataclass
@@ -37,6 +38,7 @@ class ExtractedFact:
     slot: str | None = None
     value: str | None = None
     message_id: str | None = None
+    also_from: list[str] = field(default_factory=list)  # the messages that said it again
 
 
 def allowed_subjects(role: str | None, agent_id: str | None) -> frozenset[str]:

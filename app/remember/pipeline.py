@@ -16,7 +16,7 @@ memories already invalidated are no longer current.
 """
 
 import logging
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -28,14 +28,16 @@ from app.memories.schemas import MemoryCreate, SourceIn
 from app.memories.service import mirror_update, store_memories
 from app.models import Layer, Memory, to_iso, utc_now
 from app.nlp import run_nlp
-from app.remember import attributes
+from app.remember import attributes, provenance
 from app.remember.contradiction import contradicts_by_llm, contradicts_by_rules
 from app.remember.facts import ASSISTANT, ExtractedFact, Turn, filter_by_attribution
 from app.remember.llm_extract import InvalidAnswer, extract_facts_with_llm
+from app.remember.provenance import named
 from app.remember.rules import extract_facts_by_rules
 from app.remember.stats import ExtractionStats
+from app.remember.transcript import Kept
 from app.scope import Scope
-from app.storage import Stores, sessions
+from app.storage import Stores, sessions, transcripts
 from app.storage import relations as edges
 from app.storage.mirror import embedding_text
 from app.storage.vectors import VectorFilter
@@ -86,6 +88,7 @@ class Conversation:
 
 @dataclass
 class Outcome:
+    turns_stored: int = 0  # transcript turns new to the session
     extractor: str = "rules"
     extracted: int = 0
     stored: list[str] = field(default_factory=list)
@@ -94,21 +97,27 @@ class Outcome:
     reinforced: int = 0
     dropped_by_attribution: int = 0
     llm_error: str | None = None
+    elapsed_ms: float = 0.0  # the whole job, turns kept and facts stored
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
-async def remember(deps: RememberDeps, talk: Conversation) -> Outcome:
-    """Extracts the facts of one call and stores what is new; returns what happened."""
+async def remember(deps: RememberDeps, talk: Conversation, turns: Kept | None = None) -> Outcome:
+    """Extracts the facts of one call and stores what is new; returns what happened.
+
+    `turns`: the call's transcript turns as kept (transcript.keep_turns); facts are read only
+    from the messages new to the session, and each names the turns it came from."""
     outcome = Outcome()
+    turns = turns or Kept()
     budget = deps.llm.new_budget() if deps.llm is not None else None  # one budget per call
-    facts = await _extract(deps, talk, outcome, budget)
+    facts = await _extract(deps, _new_turns(talk, turns), outcome, budget)
     kept = filter_by_attribution(facts, talk.role, talk.agent_id)
     outcome.extracted, outcome.dropped_by_attribution = len(facts), len(facts) - len(kept)
     if not kept:
         return outcome
-    memories = await _not_stored_yet(deps, talk, [_fact_memory(talk, f) for f in kept], outcome)
+    built = [_fact_memory(talk, named(f, talk.turns), turns) for f in kept]
+    memories = await _not_stored_yet(deps, talk, built, outcome)
     if not memories:
         return outcome
     texts = [embedding_text(m, with_date=deps.embed_with_date) for m in memories]
@@ -124,15 +133,27 @@ async def _not_stored_yet(
     """The facts that are not exact duplicates — of a raw fact already stored, or of another fact
     of this call — so that only they are embedded (a re-run job embeds nothing it stored)."""
     keys = [(memory.agent_id, memory.content_hash) for memory in memories]
-    seen = await sessions.raw_with_hashes(deps.stores.graph, talk.user_id, keys)
+    seen: dict[tuple[str | None, str], Memory | None]
+    seen = dict(await sessions.raw_by_hashes(deps.stores.graph, talk.user_id, keys))
     fresh = []
     for memory, key in zip(memories, keys, strict=True):
         if key in seen:
             outcome.duplicates += 1
+            stored = seen[key]
+            if stored is not None and provenance.says_more(stored, memory):
+                await _reinforce(deps, Scope(talk.user_id, memory.agent_id), [stored], memory)
+                outcome.reinforced += 1
             continue
-        seen.add(key)
+        seen[key] = None
         fresh.append(memory)
     return fresh
+
+
+def _new_turns(talk: Conversation, kept: Kept) -> Conversation:
+    """The call with only the turns new to its session (all of them if none were kept)."""
+    if not kept.turn_ids:
+        return talk
+    return replace(talk, turns=[t for t in talk.turns if t.message_id in kept.new_messages])
 
 
 async def _extract(
@@ -141,7 +162,7 @@ async def _extract(
     """The LLM's facts when one is configured and answers with valid facts; the rules'
     otherwise (visibly: the job's result and the counters of /enrichment/status)."""
     stats = deps.remember_stats
-    if deps.llm is not None:
+    if deps.llm is not None and talk.turns:
         stats.llm_attempts += 1
         try:
             facts = await extract_facts_with_llm(
@@ -155,10 +176,10 @@ async def _extract(
             stats.record_fallback(exc)
             outcome.llm_error = str(exc)
     stats.rule_extractions += 1
-    return await run_nlp(extract_facts_by_rules, talk.turns)
+    return await run_nlp(extract_facts_by_rules, talk.turns) if talk.turns else []
 
 
-def _fact_memory(talk: Conversation, fact: ExtractedFact) -> Memory:
+def _fact_memory(talk: Conversation, fact: ExtractedFact, turns: Kept) -> Memory:
     """A raw memory for one fact, with its provenance; past events are dated when they happened."""
     said_at = _said_at(talk, fact)
     when = fact.event_time if fact.event_time and fact.event_time <= said_at else said_at
@@ -185,6 +206,8 @@ def _fact_memory(talk: Conversation, fact: ExtractedFact) -> Memory:
     )
     memory = build_memory(data, scope=talk.scope, actor=ACTOR, now=utc_now())
     memory.layer, memory.slot = Layer.RAW, fact.slot
+    messages = [m for m in dict.fromkeys([fact.message_id, *fact.also_from]) if m]
+    memory.source = provenance.with_turns(memory.source, messages, turns.turns_of(messages))
     return memory
 
 
@@ -251,6 +274,7 @@ async def _remember_one(
         actor=ACTOR,
         memories=[memory],
         vectors={memory.id: vector},
+        in_conversation=False,
     )
     outcome.stored.append(memory.id)
     for old in replaced:
@@ -297,6 +321,7 @@ async def _reinforce(deps: RememberDeps, scope: Scope, olds: list[Memory], new: 
         changes = {
             "confidence": round(min(1.0, max(old.confidence, new.confidence) + REINFORCEMENT), 3),
             "metadata": {**old.metadata, "remember": found},
+            "source": provenance.merged(old.source, new.source),
         }
         updated = await deps.stores.graph.update_memory(
             scope,
@@ -350,6 +375,8 @@ async def _supersede(deps: RememberDeps, scope: Scope, old: Memory, new: Memory)
     if updated is None:
         return False  # changed meanwhile; the next mention will be checked again
     await mirror_update(deps.stores, scope, updated, None, content_changed=False)
+    outdated = provenance.outdated_turns(old.source, new.source)
+    await transcripts.mark_outdated(deps.stores.graph, scope.user_id, outdated, new.id)
     reason = {"reason": "contradicted by a newer fact", "timestamp": new.timestamp}
     row = {"i": 0, "a": old.id, "b": new.id, "strength": 1.0, "props": reason}
     await edges.create_edges(

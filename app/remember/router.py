@@ -20,8 +20,9 @@ from app.remember.facts import Turn
 from app.remember.pipeline import Conversation
 from app.remember.ratelimit import check_rate
 from app.remember.tasks import enqueue_remember, remember_job_id_prefix
+from app.remember.transcript import with_message_ids
 from app.scope import Scope
-from app.storage import idempotency
+from app.storage import idempotency, sessions
 from app.storage.idempotency import Claim
 
 router = APIRouter(tags=["remember"])
@@ -32,7 +33,18 @@ class MessageIn(BaseModel):
     role: Literal["user", "assistant", "system", "tool"] = Field(description="Who said it.")
     content: str = Field(description="The message text.")
     timestamp: Timestamp | None = Field(None, description="When it was said; default now.")
-    message_id: str | None = Field(None, max_length=200, description="The client's message id.")
+    message_id: str | None = Field(
+        None,
+        max_length=200,
+        description="The client's message id: a turn is kept once per session and message id "
+        "(without one, once per position in the call and content).",
+    )
+    name: str | None = Field(
+        None,
+        max_length=100,
+        description="The speaker's name (OpenAI's `name`): facts about them name them, and "
+        "their turns are searched with it.",
+    )
 
     @field_validator("content")
     @classmethod
@@ -61,11 +73,18 @@ class RememberRequest(BaseModel):
     )
     labels: Labels = Field(default_factory=dict)
     source: RememberSource | None = Field(None, description="Where the conversation happens.")
+    memoryless: bool = Field(
+        False,
+        description="Store nothing of this call: no turn, no fact, no log line with its content "
+        "(a session can be made memoryless for good: PUT /sessions/{id}).",
+    )
 
 
 class RememberAccepted(BaseModel):
-    status: Literal["accepted"] = "accepted"
-    job_id: str = Field(description="Poll GET /remember/jobs/{job_id}.")
+    status: Literal["accepted", "memoryless"] = Field(
+        "accepted", description="memoryless: nothing was stored, no job was queued."
+    )
+    job_id: str | None = Field(description="Poll GET /remember/jobs/{job_id}; null if memoryless.")
     session_id: str = Field(description="The session the turns belong to.")
     messages: int = Field(description="Turns accepted.")
     query_time_ms: float = Field(description="Time to acknowledge.")
@@ -100,6 +119,9 @@ async def remember(
     """
     started = time.perf_counter()
     talk = _talk(body, settings, scope)
+    if body.memoryless or await sessions.is_memoryless(stores.graph, scope, body.session_id):
+        reply = _accepted(body, None, started).model_copy(update={"status": "memoryless"})
+        return JSONResponse(reply.model_dump(mode="json"), status_code=202)
 
     def accepted(job_id: str) -> Reply:
         return 202, _accepted(body, job_id, started).model_dump(mode="json")
@@ -132,7 +154,7 @@ def _talk(body: RememberRequest, settings: Settings, scope: Scope) -> Conversati
     return _conversation(body, scope, agent)
 
 
-def _accepted(body: RememberRequest, job_id: str, started: float) -> RememberAccepted:
+def _accepted(body: RememberRequest, job_id: str | None, started: float) -> RememberAccepted:
     return RememberAccepted(
         job_id=job_id,
         session_id=body.session_id,
@@ -156,7 +178,9 @@ def _check_size(body: RememberRequest, max_messages: int, max_chars: int) -> Non
 
 def _conversation(body: RememberRequest, scope: Scope, agent: str | None) -> Conversation:
     now = utc_now()
-    turns = [Turn(m.role, m.content, m.timestamp or now, m.message_id) for m in body.messages]
+    turns = with_message_ids(
+        [Turn(m.role, m.content, m.timestamp or now, m.message_id, m.name) for m in body.messages]
+    )
     return Conversation(
         user_id=scope.user_id,
         scope_agent=scope.agent_id,

@@ -198,5 +198,7 @@ def extract_facts_by_rules(turns: Sequence[Turn]) -> list[ExtractedFact]:
     facts: dict[tuple[str, str], ExtractedFact] = {}
     for turn, doc in zip(candidates, docs, strict=True):
         for fact in turn_facts(turn, doc, looks_lower_case(turn.content)):
-            facts.setdefault((fact.subject, fact.content.casefold()), fact)
+            first = facts.setdefault((fact.subject, fact.content.casefold()), fact)
+            if first is not fact and fact.message_id and fact.message_id != first.message_id:
+                first.also_from.append(fact.message_id)
     return list(facts.values())

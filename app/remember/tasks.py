@@ -7,6 +7,7 @@ SESSION_IDLE_SECONDS later, keyed by the session's activity counter: a consolida
 finds the session active again since it was scheduled does nothing (a later one is due).
 """
 
+import time
 import uuid
 from collections import defaultdict
 from datetime import datetime, timedelta
@@ -20,6 +21,7 @@ from app.models import to_iso, utc_now
 from app.remember.consolidation import consolidate
 from app.remember.facts import Turn
 from app.remember.pipeline import Conversation, RememberDeps, remember
+from app.remember.transcript import TranscriptOptions, keep_turns
 from app.scope import Scope
 from app.storage import Stores, sessions
 
@@ -59,13 +61,20 @@ def _turn_payload(turn: Turn) -> dict[str, Any]:
         "content": turn.content,
         "timestamp": to_iso(turn.timestamp),
         "message_id": turn.message_id,
+        "name": turn.name,
     }
 
 
 def conversation_of(user_id: str, payload: dict[str, Any]) -> Conversation:
     """The job payload back as a Conversation."""
     turns = [
-        Turn(t["role"], t["content"], datetime.fromisoformat(t["timestamp"]), t.get("message_id"))
+        Turn(
+            t["role"],
+            t["content"],
+            datetime.fromisoformat(t["timestamp"]),
+            t.get("message_id"),
+            t.get("name"),
+        )
         for t in payload["turns"]
     ]
     return Conversation(
@@ -82,7 +91,7 @@ def conversation_of(user_id: str, payload: dict[str, Any]) -> Conversation:
 
 async def remember_job(ctx: JobContext) -> dict[str, Any]:
     """Handler of `remember` jobs: ids = [user_id, nonce], payload = the call."""
-    deps = ctx.deps
+    deps, started = ctx.deps, time.perf_counter()
     talk = conversation_of(ctx.ids[0], ctx.payload)
     activity = await sessions.touch_session(
         deps.stores.graph,
@@ -92,13 +101,26 @@ async def remember_job(ctx: JobContext) -> dict[str, Any]:
         turns=len(talk.turns),
         now=to_iso(utc_now()),
     )
-    outcome = await remember(deps, talk)
+    options = TranscriptOptions(
+        session_id=talk.session_id,
+        agent_id=talk.agent_id,
+        labels=talk.labels,
+        chat_id=talk.source.get("chat_id"),
+        model=talk.source.get("model"),
+        ttl_days=deps.settings.transcript_retention_days or None,
+        job=ctx.ids[1],
+    )
+    conversation = Scope(talk.user_id, talk.agent_id)
+    kept = await keep_turns(deps.stores, conversation, talk.turns, options)
+    outcome = await remember(deps, talk, kept)
+    outcome.turns_stored = len(kept.stored)
     await deps.jobs.enqueue(
         CONSOLIDATE,
         [talk.user_id, talk.session_id, activity],
         {},
         delay_s=deps.settings.session_idle_seconds,
     )
+    outcome.elapsed_ms = round((time.perf_counter() - started) * 1000, 2)
     return outcome.as_dict()
 
 

@@ -183,7 +183,8 @@ RETURN count(m)
 """
 EXISTING_IDS = "MATCH (m:Memory) WHERE m.id IN $ids RETURN m.id"
 
-# Conversation order: a new session's first turn follows the session's latest earlier turn.
+# Conversation order: a new session's first turn follows the session's latest earlier turn (a
+# transcript turn the latest transcript turn: the facts /remember extracts are in no order).
 # "Earlier" is by created_at, which is unique and in order within a write, so the write's own
 # turns (all later than its first) drop out without a list to search for every turn.
 LINK_FIRST_TURNS = """
@@ -191,6 +192,7 @@ UNWIND $firsts AS row
 MATCH (m:Memory {id: row.id})
 MATCH (p:Memory {session_id: row.session_id})
 WHERE p.user_id = $user_id AND p.created_at < m.created_at
+  AND (p.layer = 'transcript') = (m.layer = 'transcript')
 WITH m, p ORDER BY p.created_at DESC
 WITH m, collect(p.id)[0] AS previous_id
 MATCH (previous:Memory {id: previous_id})

@@ -9,7 +9,7 @@ AutoMem's repair paths dropped fields and made archived memories visible again (
 from datetime import datetime
 from typing import Any
 
-from app.models import Memory
+from app.models import Memory, spoken_text
 from app.storage.vectors import VectorPoint
 from app.storage.vectors.base import SHARED_LIVE
 
@@ -45,6 +45,7 @@ RECOVERY_FIELDS = (
     "metadata",
     "source",
     "session_id",
+    "speaker",
     "slot",
     "ttl_days",
     "protected",
@@ -79,17 +80,21 @@ def vector_payload(memory: Memory) -> dict[str, Any]:
 def vector_point(memory: Memory, dense: list[float] | None) -> VectorPoint:
     """The point for a memory; `dense` None means the embedding is still pending."""
     return VectorPoint(
-        id=memory.id, dense=dense, text=memory.content, payload=vector_payload(memory)
+        id=memory.id,
+        dense=dense,
+        text=spoken_text(memory.content, memory.speaker),
+        payload=vector_payload(memory),
     )
 
 
 def embedding_text(memory: Memory, *, with_date: bool) -> str:
-    """What the embedder sees: the content, prefixed by the day it was said or happened.
+    """What the embedder sees: the content (a turn's with its speaker), prefixed by the day it was
+    said or happened.
 
     The date lets a question about time ("what did she do in May 2023?") meet the memory in
     vector space; on LoCoMo it raised dense recall@10 by about 3 points.
     """
-    return dated(memory.content, memory.timestamp, with_date=with_date)
+    return dated(spoken_text(memory.content, memory.speaker), memory.timestamp, with_date=with_date)
 
 
 def dated(text: str, timestamp: str | None, *, with_date: bool) -> str:

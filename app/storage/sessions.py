@@ -8,10 +8,11 @@ session has moved on since. Every query names its owner.
 from collections.abc import Sequence
 from typing import Any
 
+from app.models import Memory
 from app.scope import Scope
 from app.storage.cypher import IN_SCOPE
 from app.storage.graph import GraphStore
-from app.storage.records import scope_params, to_memory
+from app.storage.records import memory_from_properties, scope_params, to_memory
 
 TOUCH_SESSION = """
 MERGE (s:Session {user_id: $user_id, session_id: $session_id})
@@ -35,13 +36,13 @@ WHERE m.user_id = $user_id AND m.layer = 'raw'
   AND coalesce(m.agent_id, '') = coalesce($agent_id, '')
 RETURN m.id LIMIT 1
 """
-# The same check for many (agent, hash) keys at once: the keys that have a raw fact.
-RAW_WITH_HASHES = """
+# The raw facts of the user with these (agent, hash) keys, the newest of each key.
+RAW_BY_HASHES = """
 UNWIND $keys AS key
 MATCH (m:Memory {content_hash: key.hash})
 WHERE m.user_id = $user_id AND m.layer = 'raw'
   AND coalesce(m.agent_id, '') = coalesce(key.agent_id, '')
-RETURN DISTINCT key.agent_id, key.hash
+RETURN key.agent_id, key.hash, properties(m) ORDER BY m.created_at
 """
 # The session's raw facts still waiting for consolidation (current, not yet superseded).
 UNCONSOLIDATED = """
@@ -136,12 +137,13 @@ async def raw_with_hash(
     return rows[0][0] if rows else None
 
 
-async def raw_with_hashes(
+async def raw_by_hashes(
     graph: GraphStore, user_id: str, keys: Sequence[tuple[str | None, str]]
-) -> set[tuple[str | None, str]]:
-    """The (agent_id, content_hash) keys among `keys` that a raw fact of the user has."""
+) -> dict[tuple[str | None, str], Memory]:
+    """The raw fact of the user for each (agent_id, content_hash) key that has one."""
     params = {"user_id": user_id, "keys": [{"agent_id": a, "hash": h} for a, h in keys]}
-    return {(row[0], row[1]) for row in await graph.ro_query(RAW_WITH_HASHES, params)}
+    rows = await graph.ro_query(RAW_BY_HASHES, params)
+    return {(row[0], row[1]): memory_from_properties(row[2]) for row in rows}
 
 
 async def unconsolidated(graph: GraphStore, user_id: str, session_id: str) -> list:
@@ -188,3 +190,62 @@ async def same_slot(graph: GraphStore, scope: Scope, slot: str, *, limit: int = 
     """Current memories in scope that fill the same fact slot, newest first."""
     params = {"slot": slot, "limit": limit, **scope_params(scope)}
     return [to_memory(row[0]) for row in await graph.ro_query(SAME_SLOT, params)]
+
+
+SESSION_MEMORYLESS = """
+MATCH (s:Session {user_id: $user_id, session_id: $session_id})
+RETURN coalesce(s.memoryless, false)
+"""
+# Creates the session if need be: a session made memoryless before its first message stays so.
+SET_MEMORYLESS = """
+MERGE (s:Session {user_id: $user_id, session_id: $session_id})
+ON CREATE SET s.created_at = $now, s.activity = 0, s.turns = 0, s.agent_id = $agent_id
+SET s.memoryless = $memoryless
+RETURN s.created_at, s.activity, s.turns, coalesce(s.last_activity, s.created_at)
+"""
+SESSION_INFO = """
+MATCH (s:Session {user_id: $user_id, session_id: $session_id})
+RETURN s.created_at, s.activity, s.turns, coalesce(s.last_activity, s.created_at),
+       coalesce(s.memoryless, false)
+"""
+
+
+async def is_memoryless(graph: GraphStore, scope: Scope, session_id: str) -> bool:
+    """Whether the session was made memoryless (nothing of it is stored or read)."""
+    params = {"user_id": scope.user_id, "session_id": session_id}
+    rows = await graph.ro_query(SESSION_MEMORYLESS, params)
+    return bool(rows and rows[0][0])
+
+
+async def set_memoryless(
+    graph: GraphStore, scope: Scope, session_id: str, memoryless: bool, now: str
+) -> dict[str, Any]:
+    """Makes the session memoryless (or not again); returns its record."""
+    params = {
+        "user_id": scope.user_id,
+        "session_id": session_id,
+        "agent_id": scope.agent_id,
+        "memoryless": memoryless,
+        "now": now,
+    }
+    row = (await graph.query(SET_MEMORYLESS, params))[0]
+    return _session_record(session_id, [*row, memoryless])
+
+
+async def session_info(graph: GraphStore, scope: Scope, session_id: str) -> dict[str, Any] | None:
+    """The session's record (None if no message or setting ever reached it)."""
+    params = {"user_id": scope.user_id, "session_id": session_id}
+    rows = await graph.ro_query(SESSION_INFO, params)
+    return _session_record(session_id, rows[0]) if rows else None
+
+
+def _session_record(session_id: str, row: list[Any]) -> dict[str, Any]:
+    created_at, activity, turns, last_activity, memoryless = row
+    return {
+        "session_id": session_id,
+        "created_at": created_at,
+        "calls": int(activity or 0),
+        "messages_posted": int(turns or 0),
+        "last_activity": last_activity,
+        "memoryless": bool(memoryless),
+    }

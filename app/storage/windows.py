@@ -16,16 +16,22 @@ from app.storage.records import scope_params
 
 TURNS_BEFORE = 2  # a window is the turn and the two before it in its conversation
 
+
+def spoken(node: str) -> str:
+    """A turn's text as searched: "Speaker: text" for a transcript turn (models.spoken_text)."""
+    return f"coalesce({node}.speaker + ': ', '') + {node}.content"
+
+
 # Each memory of $ids, and the turns just before it (nearest first), of the same user.
-WINDOW_TURNS = """
+WINDOW_TURNS = f"""
 UNWIND $ids AS id
-MATCH (c:Memory {id: id}) WHERE c.user_id = $user_id
+MATCH (c:Memory {{id: id}}) WHERE c.user_id = $user_id
 OPTIONAL MATCH (c)-[r1:PRECEDED_BY]->(p1:Memory)
 WHERE r1.session = true AND p1.user_id = $user_id
 OPTIONAL MATCH (p1)-[r2:PRECEDED_BY]->(p2:Memory)
 WHERE r2.session = true AND p2.user_id = $user_id
-RETURN c.id, c.content, c.timestamp, p1.id, p1.content, p1.timestamp, p2.id, p2.content,
-       p2.timestamp, size(coalesce(c.window_members, [])) > 0
+RETURN c.id, {spoken("c")}, c.timestamp, p1.id, {spoken("p1")}, p1.timestamp, p2.id,
+       {spoken("p2")}, p2.timestamp, size(coalesce(c.window_members, [])) > 0
 """
 # The turns whose window holds one of $ids: the one or two after each in its sequence that have a
 # window (those without one, such as the facts /remember stores, are left so).
