@@ -1,11 +1,16 @@
-"""Issue 34: a memory always has a timestamp (a PATCH cannot clear it), and one already lacking
-it does not break the reads of its scope."""
+"""Issue 34: timestamps that cannot be stored are refused before anything is written, times at the
+edge of the calendar are stored like any other, and a memory already lacking its timestamp does
+not break the reads of its scope."""
 
 import httpx
+import pytest
 
 from tests.conftest import ALICE_KEY, auth
 
 H = auth(ALICE_KEY, agent="timestamps")
+EDGES = ["9999-12-31T23:59:59Z", "0001-01-01T00:00:00Z"]
+# Valid datetimes whose UTC time falls outside years 1–9999.
+UNCONVERTIBLE = ["9999-12-31T23:59:59-14:00", "0001-01-01T00:00:00+14:00"]
 
 
 async def count(client: httpx.AsyncClient) -> int:
@@ -82,3 +87,46 @@ async def test_fsck_reports_a_missing_timestamp_and_its_patch_repairs_it(
     assert fixed.status_code == 200, fixed.text
     report = (await app_client.post("/admin/fsck", json={}, headers=H)).json()
     assert not [i for i in report["issues"] if memory_id in i["ids"]]
+
+
+@pytest.mark.parametrize("edge", EDGES)
+async def test_an_edge_of_the_calendar_is_stored_once(app_client: httpx.AsyncClient, edge: str):
+    before = await count(app_client)
+    body = {"content": f"A memory dated {edge}", "tags": ["edge"]}
+    response = await app_client.post("/memory", json={**body, "timestamp": edge}, headers=H)
+    assert response.status_code == 201, response.text
+    assert response.json()["timestamp"].startswith(edge[:19])
+    batch = await app_client.post(
+        "/memory/batch",
+        json={"memories": [{**body, "timestamp": edge, "t_valid": edge}] * 2},
+        headers=H,
+    )
+    assert batch.status_code == 201, batch.text
+    assert await count(app_client) == before + 3
+
+
+@pytest.mark.parametrize("value", UNCONVERTIBLE)
+@pytest.mark.parametrize("field", ["timestamp", "t_valid", "t_invalid"])
+async def test_a_time_outside_the_utc_calendar_is_400_naming_the_field(
+    app_client: httpx.AsyncClient, field: str, value: str
+):
+    before = await count(app_client)
+    response = await app_client.post("/memory", json={"content": "x", field: value}, headers=H)
+    assert response.status_code == 400, response.text
+    assert f"Invalid '{field}'" in response.json()["message"]
+    assert "years 1–9999" in response.json()["message"]
+    stored = await create(app_client, content="patched later")
+    patch = await app_client.patch(f"/memory/{stored['memory_id']}", json={field: value}, headers=H)
+    assert patch.status_code == 400, patch.text
+    assert f"Invalid '{field}'" in patch.json()["message"]
+    assert await count(app_client) == before + 1
+
+
+@pytest.mark.parametrize("value", UNCONVERTIBLE)
+@pytest.mark.parametrize("name", ["as_of", "start", "end"])
+async def test_a_recall_time_outside_the_utc_calendar_is_400_naming_it(
+    app_client: httpx.AsyncClient, name: str, value: str
+):
+    response = await app_client.get("/recall", params={"query": "x", name: value}, headers=H)
+    assert response.status_code == 400, response.text
+    assert name in response.json()["message"]
