@@ -3,6 +3,7 @@
 import uvicorn
 
 from app.config import get_settings
+from app.http_server import EnvelopeHttpToolsProtocol
 from app.logs import configure_logging
 from app.main import create_app
 
@@ -14,6 +15,7 @@ def main() -> None:
         create_app(settings, freeze_after_start=True),
         host=settings.host,
         port=settings.port,
+        http=EnvelopeHttpToolsProtocol,  # the server's own refusals in the error envelope
         log_level=settings.log_level,
         access_log=False,  # Engram's own access log (app.http_observe) has the request id
         log_config=None,  # uvicorn's loggers go through the handler configure_logging set

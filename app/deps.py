@@ -86,9 +86,13 @@ AgentHeader = Annotated[
 
 
 async def get_scope(
-    principal: Annotated[Principal, Depends(require_principal)], x_agent_id: AgentHeader = None
+    request: Request,
+    principal: Annotated[Principal, Depends(require_principal)],
+    x_agent_id: AgentHeader = None,
 ) -> Scope:
-    return resolve_scope(principal, x_agent_id)
+    scope = resolve_scope(principal, x_agent_id)
+    request.state.scope = scope  # whose Idempotency-Keys the request uses (app.http_idempotency)
+    return scope
 
 
 StoresDep = Annotated[Stores, Depends(get_stores)]

@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 import uvicorn
 
 from app.config import Settings
+from app.http_server import EnvelopeHttpToolsProtocol
 from app.main import create_app
 from tests.conftest import free_port
 
@@ -21,6 +22,7 @@ async def live_server(settings: Settings) -> AsyncIterator[str]:
         port=free_port(),
         log_level="warning",
         lifespan="on",
+        http=EnvelopeHttpToolsProtocol,
     )
     server = uvicorn.Server(config)
     serving = asyncio.create_task(server.serve())

@@ -37,12 +37,12 @@ from pydantic import ValidationError
 from app.jobs.kinds import batches, enqueue_embedding
 from app.lifecycle.decay import mirror_payloads
 from app.lifecycle.fsck_llm import confirm
-from app.models import to_iso
+from app.models import Memory, to_iso
 from app.scope import Scope
 from app.storage import Stores
 from app.storage import fsck as store
 from app.storage import lifecycle as lifecycle_store
-from app.storage.records import memory_from_properties, properties_to_dict
+from app.storage.records import properties_to_dict
 
 ACTOR = "engram:fsck"
 PAGE = 1000
@@ -105,7 +105,8 @@ async def read(
 
 def _parsed(props: dict[str, Any], replaced: bool) -> Stored:
     try:
-        memory_from_properties(props)
+        # The model itself, not the reads' leniency (a missing timestamp is a finding here).
+        Memory.model_validate(properties_to_dict(props))
     except (ValidationError, ValueError) as exc:
         problem = str(exc).splitlines()[0:3]
         try:

@@ -7,6 +7,7 @@ from fastapi import Depends, Path, Query
 
 from app.deps import runtime_part
 from app.errors import BadRequest
+from app.memories.fields import MAX_TAG_CHARS, MAX_TAGS
 from app.memories.ttl import TtlTable
 
 
@@ -21,13 +22,19 @@ async def tag_list(
     tags: Annotated[
         list[str] | None,
         Query(
-            description="Tags to match (any; exact, case-insensitive); repeat or comma-separate."
+            description=f"Tags to match (any; exact, case-insensitive); repeat or comma-separate; "
+            f"at most {MAX_TAGS}, each at most {MAX_TAG_CHARS} characters."
         ),
     ] = None,
 ) -> list[str]:
     values = [t.strip() for item in tags or [] for t in item.split(",") if t.strip()]
     if not values:
         raise BadRequest("'tags' query parameter is required")
+    # A memory's own bounds: more or longer tags than one can hold are never needed to find it.
+    if len(values) > MAX_TAGS:
+        raise BadRequest(f"Too many 'tags': {len(values)}; the limit is {MAX_TAGS}")
+    if any(len(t) > MAX_TAG_CHARS for t in values):
+        raise BadRequest(f"A tag of 'tags' is too long; the limit is {MAX_TAG_CHARS} characters")
     return values
 
 

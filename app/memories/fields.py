@@ -146,7 +146,12 @@ def parse_time(value: Any) -> datetime:
         raise ValueError("must be an ISO-8601 timestamp string")
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC)
+    try:
+        return moment.astimezone(UTC)
+    except OverflowError:  # e.g. 9999-12-31T23:59:59-14:00 is in the year 10000 in UTC
+        raise ValueError(
+            f"must be a time in years 1–9999 once converted to UTC; got {value!r}"
+        ) from None
 
 
 def parse_embedding(value: Any) -> list[float] | None:

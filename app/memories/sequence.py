@@ -17,11 +17,12 @@ A change of tags, conversation label, or a gap of more than CLOSE starts a new s
 
 import json
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from app.models import Memory, to_iso
 
 CLOSE = timedelta(minutes=30)
+EARLIEST, LATEST = datetime.min.replace(tzinfo=UTC), datetime.max.replace(tzinfo=UTC)
 CONVERSATION_LABELS = (
     "conversation",
     "conversation_id",
@@ -52,6 +53,14 @@ class Inferred:
     keys: dict[str, str]  # memory id -> sequence key, for every memory without a session
 
 
+def _shifted(moment: datetime, delta: timedelta) -> datetime:
+    """`moment + delta`, held inside the calendar: a memory may be dated 9999-12-31."""
+    try:
+        return moment + delta
+    except OverflowError:
+        return EARLIEST if delta < timedelta(0) else LATEST
+
+
 def _close(a: str, b: str) -> bool:
     return abs(datetime.fromisoformat(a) - datetime.fromisoformat(b)) <= CLOSE
 
@@ -76,8 +85,8 @@ def infer(memories: list[Memory]) -> Inferred:
                 {
                     "id": memory.id,
                     "key": key,
-                    "after": to_iso(moment - CLOSE),
-                    "before": to_iso(moment + CLOSE),
+                    "after": to_iso(_shifted(moment, -CLOSE)),
+                    "before": to_iso(_shifted(moment, CLOSE)),
                 }
             )
         previous = memory

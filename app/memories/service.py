@@ -30,6 +30,8 @@ log = logging.getLogger(__name__)
 
 VECTOR_COMPONENT = "qdrant"
 DELETE_CHUNK = 200
+# Fields a PATCH may change but not clear (`null`): a memory always has them.
+NOT_NULL = ("content", "timestamp", "importance", "confidence", "pinned", "protected", "archived")
 
 
 @dataclass
@@ -297,7 +299,7 @@ def _changes(current: Memory, data: MemoryUpdate) -> dict[str, Any]:
     for key in ("type", "role"):
         if given.get(key) is not None:
             given[key] = given[key].value
-    for key in ("content", "importance", "confidence", "pinned", "protected", "archived"):
+    for key in NOT_NULL:
         if key in given and given[key] is None:
             raise BadRequest(f"Invalid '{key}': cannot be null")
     archive_changes(current.archived, given, to_iso(utc_now()))

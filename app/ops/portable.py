@@ -132,7 +132,10 @@ def _reason(exc: Exception) -> str:
 
 
 def parse_line(raw: bytes, user_id: str | None, actor: str, now: datetime) -> ImportItem:
-    record = json.loads(raw)
+    try:
+        record = json.loads(raw)
+    except RecursionError:  # the parser's stack, not a rule of ours: no line needs such depth
+        raise ValueError("its JSON is nested too deeply") from None
     if not isinstance(record, dict):
         raise ValueError("not a JSON object")
     if record.get("format") == FORMAT:

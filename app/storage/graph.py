@@ -169,7 +169,7 @@ class GraphStore(FalkorGraph):
             if "memory_id" in props:  # a revision: it speaks for its memory
                 props["id"] = props.pop("memory_id")
             props = {k: v for k, v in props.items() if k not in ("replaced_at", "replaced_by")}
-            states.append((Memory.model_validate(props), float(score)))
+            states.append((memory_from_properties(props), float(score)))
         states.sort(key=lambda pair: -pair[1])
         return states[:limit]
 

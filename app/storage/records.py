@@ -37,8 +37,15 @@ def to_memory(node: Any) -> Memory:
 
 
 def memory_from_properties(props: dict[str, Any]) -> Memory:
-    """The one place a memory's graph properties become a Memory."""
-    return Memory.model_validate(properties_to_dict(props))
+    """The one place a memory's graph properties become a Memory.
+
+    A memory stored without a timestamp (a PATCH once let `{"timestamp": null}` through) reads
+    with its record time in its place, as a new memory without one gets; fsck still reports it,
+    and a PATCH of `timestamp` repairs it."""
+    data = properties_to_dict(props)
+    if data.get("timestamp") is None:
+        data["timestamp"] = data.get("created_at")
+    return Memory.model_validate(data)
 
 
 def memories_of(rows: list[list[Any]]) -> list[Memory]:

@@ -10,6 +10,8 @@ from contextlib import contextmanager
 import uvicorn
 from fastapi import FastAPI
 
+from app.http_server import EnvelopeHttpToolsProtocol
+
 
 @contextmanager
 def serve(app: FastAPI, start_timeout_s: float = 60.0) -> Iterator[str]:
@@ -19,7 +21,12 @@ def serve(app: FastAPI, start_timeout_s: float = 60.0) -> Iterator[str]:
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     config = uvicorn.Config(
-        app, log_level="warning", access_log=False, loop="asyncio", timeout_graceful_shutdown=2
+        app,
+        log_level="warning",
+        access_log=False,
+        loop="asyncio",
+        timeout_graceful_shutdown=2,
+        http=EnvelopeHttpToolsProtocol,  # as `python -m app` serves
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)

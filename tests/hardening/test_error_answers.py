@@ -3,8 +3,10 @@ outage is a 503 `store_unavailable` with Retry-After, never a 500 (a real server
 
 import http.client
 import json
+import socket
 from pathlib import Path
 
+from app.http_server import URL_TOO_LONG
 from app.main import create_app
 from app.storage.falkordb_server import EmbeddedFalkorDB
 from tests.conftest import ALICE_KEY, auth, free_port, test_settings
@@ -78,3 +80,40 @@ async def test_a_lost_falkordb_is_a_503_with_retry_after(tmp_path: Path):
             conn.close()
     finally:
         server.kill()
+
+
+def raw_exchange(base: str, request: bytes) -> tuple[int, dict[str, str], bytes]:
+    """Sends raw bytes as a request; the status, headers and body of the reply."""
+    host, port = base.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=30) as sock:
+        sock.sendall(request)
+        reply = b""
+        while chunk := sock.recv(65536):
+            reply += chunk
+    head, _, body = reply.partition(b"\r\n\r\n")
+    status_line, *lines = head.decode().split("\r\n")
+    headers = dict(line.split(": ", 1) for line in lines)
+    return int(status_line.split()[1]), {k.lower(): v for k, v in headers.items()}, body
+
+
+def test_what_the_http_server_refuses_is_answered_in_the_envelope(
+    falkordb_url: str, tmp_path: Path
+):
+    app = create_app(test_settings(tmp_path, falkordb_url=falkordb_url))
+    with serve(app) as base:
+        query = "tags=" + "x" * 1_000_000
+        long_get = f"GET /memory/by-tag?{query} HTTP/1.1\r\nHost: engram\r\n\r\n".encode()
+        status, headers, body = raw_exchange(base, long_get)
+        assert status == 414
+        assert headers["content-type"] == "application/json"
+        assert json.loads(body) == {
+            "status": "error",
+            "code": 414,
+            "error": "uri_too_long",
+            "message": URL_TOO_LONG,
+        }
+        status, headers, body = raw_exchange(base, b"NOT HTTP AT ALL\r\n\r\n")
+        assert status == 400 and headers["content-type"] == "application/json"
+        assert json.loads(body)["error"] == "bad_request"
+        conn = http.client.HTTPConnection(base.removeprefix("http://"), timeout=30)
+        assert request(conn, "GET", "/memory/by-tag?tags=a")[0] == 200  # still serving

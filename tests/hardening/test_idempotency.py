@@ -5,9 +5,12 @@ import uuid
 
 import httpx
 
-from tests.conftest import ALICE_KEY, BOB_KEY, auth
+from tests.conftest import AGENT_KEY, ALICE_KEY, BOB_KEY, auth
 
 ALICE, BOB = auth(ALICE_KEY), auth(BOB_KEY)
+# The agent-bound key (prefix "openwebui") acting as two sibling agents, and as its own agent.
+WEBUI_BOB, WEBUI_CAROL = auth(AGENT_KEY, "openwebui:bob"), auth(AGENT_KEY, "openwebui:carol")
+WEBUI = auth(AGENT_KEY)
 
 
 def keyed(headers: dict[str, str], key: str | None = None) -> dict[str, str]:
@@ -148,3 +151,61 @@ async def test_a_bad_key_is_400(app_client: httpx.AsyncClient):
     response = await app_client.post("/memory", json={"content": "ok"}, headers=headers)
     assert response.status_code == 400
     assert "idempotency-key" in response.json()["message"].lower()
+
+
+async def visible(client: httpx.AsyncClient, memory_id: str, headers: dict[str, str]) -> bool:
+    return (await client.get(f"/memory/{memory_id}", headers=headers)).status_code == 200
+
+
+async def test_sibling_agents_keys_are_their_own(app_client: httpx.AsyncClient):
+    key, body = str(uuid.uuid4()), {"content": "The standup moved to 10:00"}
+    bob = await app_client.post("/memory", json=body, headers=keyed(WEBUI_BOB, key))
+    carol = await app_client.post("/memory", json=body, headers=keyed(WEBUI_CAROL, key))
+    assert bob.status_code == carol.status_code == 201, carol.text
+    assert "idempotent-replayed" not in carol.headers
+    bob_id, carol_id = bob.json()["memory_id"], carol.json()["memory_id"]
+    assert bob_id != carol_id
+    assert await visible(app_client, carol_id, WEBUI_CAROL)
+    assert not await visible(app_client, bob_id, WEBUI_CAROL)
+    again = await app_client.post("/memory", json=body, headers=keyed(WEBUI_CAROL, key))
+    assert again.headers["idempotent-replayed"] == "true"
+    assert again.json()["memory_id"] == carol_id
+
+
+async def test_an_agent_bound_key_never_replays_the_users_shared_write(
+    app_client: httpx.AsyncClient,
+):
+    """Without X-Agent-Id the user's key writes shared memories, the agent-bound key its agent's:
+    the same key and body are two scopes' requests."""
+    key, body = str(uuid.uuid4()), {"content": "Prefers dark roast coffee"}
+    shared = await app_client.post("/memory", json=body, headers=keyed(ALICE, key))
+    agent = await app_client.post("/memory", json=body, headers=keyed(WEBUI, key))
+    assert shared.status_code == agent.status_code == 201, agent.text
+    assert "idempotent-replayed" not in agent.headers
+    agent_id = agent.json()["memory_id"]
+    assert agent_id != shared.json()["memory_id"]
+    memory = (await app_client.get(f"/memory/{agent_id}", headers=WEBUI)).json()["memory"]
+    assert memory["agent_id"] == "openwebui"
+
+
+async def test_one_scope_reached_two_ways_replays(app_client: httpx.AsyncClient):
+    key, body = str(uuid.uuid4()), {"content": "The release is on Friday"}
+    first = await app_client.post("/memory", json=body, headers=keyed(WEBUI, key))
+    named = auth(AGENT_KEY, "openwebui")  # the key's own agent, named
+    for headers in (named, auth(ALICE_KEY, "openwebui")):
+        again = await app_client.post("/memory", json=body, headers=keyed(headers, key))
+        assert again.status_code == 201, again.text
+        assert again.headers["idempotent-replayed"] == "true"
+        assert again.json()["memory_id"] == first.json()["memory_id"]
+
+
+async def test_sibling_agents_remember_with_one_key_queues_two_jobs(
+    app_client: httpx.AsyncClient,
+):
+    key = str(uuid.uuid4())
+    body = {"session_id": "s3", "messages": [{"role": "user", "content": "I moved to Braga."}]}
+    bob = await app_client.post("/remember", json=body, headers=keyed(WEBUI_BOB, key))
+    carol = await app_client.post("/remember", json=body, headers=keyed(WEBUI_CAROL, key))
+    assert bob.status_code == carol.status_code == 202, carol.text
+    assert "idempotent-replayed" not in carol.headers
+    assert bob.json()["job_id"] != carol.json()["job_id"]

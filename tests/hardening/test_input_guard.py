@@ -209,6 +209,26 @@ async def test_by_tag_limit_keeps_automems_clamp_and_reports_it(app_client: http
     assert response.json()["limit"] == 200
 
 
+@pytest.mark.parametrize("method", ["GET", "DELETE"])
+async def test_by_tag_takes_at_most_50_tags(app_client: httpx.AsyncClient, method: str):
+    stored = await app_client.post("/memory", json={"content": "tagged", "tags": ["t7"]}, headers=H)
+    assert stored.status_code == 201
+    before = await memory_count(app_client)
+    many = ",".join(f"t{i}" for i in range(10_000))
+    response = await app_client.request(method, f"/memory/by-tag?tags={many}", headers=H)
+    assert response.status_code == 400, response.text
+    assert response.json()["message"] == "Too many 'tags': 10000; the limit is 50"
+    repeated = [("tags", f"t{i}") for i in range(51)]
+    response = await app_client.request(method, "/memory/by-tag", params=repeated, headers=H)
+    assert response.status_code == 400, response.text
+    long = await app_client.request(method, f"/memory/by-tag?tags={'x' * 129}", headers=H)
+    assert long.status_code == 400, long.text
+    assert long.json()["message"] == "A tag of 'tags' is too long; the limit is 128 characters"
+    assert await memory_count(app_client) == before
+    fifty = ",".join(f"t{i}" for i in range(50))
+    assert (await app_client.get(f"/memory/by-tag?tags={fifty}", headers=H)).status_code == 200
+
+
 def test_the_body_precheck_never_misses_what_the_walk_finds():
     for text in ["\x00", "\ud800", "\udfff", "x\udc00", "\ud83d"]:
         body = json.dumps({"k": [text]}).encode()

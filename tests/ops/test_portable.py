@@ -157,6 +157,17 @@ async def test_a_bad_line_is_refused_before_anything_is_written(
     assert garbage.status_code == 400 and "Line 1" in garbage.json()["message"]
 
 
+async def test_a_line_nested_too_deeply_is_400_naming_it(target: httpx.AsyncClient) -> None:
+    deep_array = b"[" * 10_000 + b"]" * 10_000
+    deep_metadata = b'{"content": "x", "metadata": ' + b'{"a": ' * 10_000 + b"1" + b"}" * 10_001
+    for line in (deep_array, deep_metadata):
+        response = await target.post(
+            "/admin/import?user_id=alice", content=line + b"\n", headers=ADMIN
+        )
+        assert response.status_code == 400, response.text
+        assert response.json()["message"] == "Line 1: its JSON is nested too deeply"
+
+
 async def test_export_and_import_are_admin_only(target: httpx.AsyncClient) -> None:
     assert (await target.get("/admin/export", headers=ALICE)).status_code == 403
     refused = await target.post("/admin/import", content=b"", headers=auth(ALICE_KEY))
