@@ -45,6 +45,7 @@ from app.storage import Stores
 from app.storage.falkordb_server import EmbeddedFalkorDB
 from app.storage.graph import GraphStore
 from app.storage.identity import Identity, check_identity, vector_store_identity
+from app.storage.ownership import DataDirLock, claim_data_dir
 from app.storage.schema import migrate
 from app.storage.vectors import VectorDimensionMismatch, create_vector_index
 from app.wiring.jobs import job_kinds
@@ -71,6 +72,7 @@ class Runtime:
     background: list[asyncio.Task] = field(default_factory=list)
     drift: DriftMonitor | None = None
     deployment_id: str | None = None  # recorded in the graph with its vector store's identity
+    data_lock: DataDirLock | None = None  # held while this process owns the embedded stores
 
     @property
     def worker_slots(self) -> int:
@@ -150,10 +152,32 @@ class Runtime:
         await self.stores.graph.close()
         if self.falkordb_server is not None:
             await self.falkordb_server.stop()
+        if self.data_lock is not None:
+            self.data_lock.release()
 
 
 async def start_runtime(settings: Settings, *, with_keyring: bool = True) -> Runtime:
-    """Starts (or connects to) FalkorDB, migrates, opens the embedder, vectors and job queue."""
+    """Starts (or connects to) FalkorDB, migrates, opens the embedder, vectors and job queue.
+    The embedded stores are owned by one process: the data directory is locked first."""
+    lock = _claim_data_dir(settings)
+    try:
+        runtime = await _start_runtime(settings, with_keyring)
+    except BaseException:
+        if lock is not None:
+            lock.release()
+        raise
+    runtime.data_lock = lock
+    return runtime
+
+
+def _claim_data_dir(settings: Settings) -> DataDirLock | None:
+    """The lock on ENGRAM_DATA_DIR (app/storage/ownership.py), if an embedded store lives there."""
+    if settings.falkordb_url is not None and settings.qdrant_url and settings.qdrant_url.strip():
+        return None
+    return claim_data_dir(settings.data_dir, port=settings.port, now=to_iso(utc_now()))
+
+
+async def _start_runtime(settings: Settings, with_keyring: bool) -> Runtime:
     server = None
     url = settings.falkordb_url
     if url is None:
