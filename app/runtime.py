@@ -6,7 +6,9 @@ The Runtime is also the dependency object job handlers receive (`.stores`, `.emb
 import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
@@ -44,7 +46,7 @@ from app.remember.stats import ExtractionStats
 from app.storage import Stores
 from app.storage.falkordb_server import EmbeddedFalkorDB
 from app.storage.graph import GraphStore
-from app.storage.identity import Identity, check_identity, vector_store_identity
+from app.storage.identity import Identity, check_identity, mark_verified, vector_store_identity
 from app.storage.ownership import DataDirLock, claim_data_dir
 from app.storage.schema import migrate
 from app.storage.vectors import VectorDimensionMismatch, create_vector_index
@@ -229,7 +231,7 @@ async def _start_runtime(settings: Settings, with_keyring: bool) -> Runtime:
         raise
     keyring = _keyring(settings) if with_keyring else None
     access = AccessRecorder(graph, stores.vectors, settings.access_flush_interval_s)
-    drift = DriftMonitor(stores, jobs)
+    drift = DriftMonitor(stores, jobs, unverified=_unverified(url, settings, deployment))
     await drift.check()  # lost points show (and a repair is queued) from the start
     runtime = Runtime(
         settings,
@@ -246,7 +248,19 @@ async def _start_runtime(settings: Settings, with_keyring: bool) -> Runtime:
     )
     watch = StoreWatch(stores, server, without_credentials(url))
     runtime.background.append(asyncio.create_task(watch.run(), name="store-watch"))
+    if settings.drift_check_interval_s:
+        checks = run_every(settings.drift_check_interval_s, drift.check)
+        runtime.background.append(asyncio.create_task(checks, name="drift-check"))
     return runtime
+
+
+def _unverified(
+    url: str, settings: Settings, deployment: Identity
+) -> Callable[[], Awaitable[None]] | None:
+    """For a replaced vector store: how the drift check records it checked, once repaired."""
+    if deployment.verified:
+        return None
+    return partial(mark_verified, url, settings.falkordb_graph, deployment.vector_store)
 
 
 async def _wait_for_falkordb(url: str, wait_s: float) -> None:
