@@ -83,6 +83,8 @@ class Settings(BaseSettings):
     jobs_sweep_s: int = Field(10, ge=1, validation_alias="JOBS_SWEEP_S")
     backlog_scan: bool = Field(True, validation_alias="ENGRAM_BACKLOG_SCAN")
     sync_interval_s: float = Field(3600.0, ge=0, validation_alias="SYNC_INTERVAL_S")
+    # How often the graph's counts are compared with the vector index's (0: on /health only).
+    drift_check_interval_s: float = Field(30.0, ge=0, validation_alias="DRIFT_CHECK_INTERVAL_S")
 
     # Recall scoring (see app/recall/rank.py); every weight shows up in score_components.
     recall_relevance_floor: float = Field(

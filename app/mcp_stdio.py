@@ -18,6 +18,7 @@ from app.logs import configure_logging
 from app.main import create_app
 from app.mcp.caller import Caller, fixed_caller, in_process, key_headers
 from app.mcp.http import build_server
+from app.refusals import StartupRefused
 
 log = logging.getLogger("app.mcp")
 
@@ -54,7 +55,7 @@ def main() -> None:
     configure_logging(settings.log_level, settings.log_format)  # on stderr
     try:
         asyncio.run(serve_stdio(settings, os.environ.get(KEY_ENV), os.environ.get(AGENT_ENV)))
-    except StartRefused as exc:
+    except (StartRefused, StartupRefused) as exc:  # the message says what to do: no traceback
         log.error("%s", exc)
         sys.exit(2)
 

@@ -81,6 +81,20 @@ def vector_index_unreadable(where: str, path: Path | None, error: BaseException)
     )
 
 
+def data_dir_in_use(data_dir: Path, owner: dict) -> StartupRefused:
+    """Another live process owns the data directory's embedded stores (app/storage/ownership)."""
+    pid = owner.get("pid", "unknown")
+    command = f", started as `{owner['command']}`" if owner.get("command") else ""
+    return StartupRefused(
+        f"ENGRAM_DATA_DIR {data_dir} is in use by another Engram: pid {pid}, "
+        f"ENGRAM_PORT {owner.get('port', 'unknown')}{command}. Its embedded FalkorDB and vector "
+        "index belong to that process",
+        f"stop that Engram first (`kill {pid}`), or give this one its own ENGRAM_DATA_DIR; to "
+        "use the same memories from a second process, talk to the running one's API (or its "
+        "MCP endpoint /mcp) instead of opening its stores",
+    )
+
+
 def no_api_keys() -> StartupRefused:
     return StartupRefused(
         "no API key is configured",

@@ -6,7 +6,9 @@ The Runtime is also the dependency object job handlers receive (`.stores`, `.emb
 import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
@@ -44,7 +46,8 @@ from app.remember.stats import ExtractionStats
 from app.storage import Stores
 from app.storage.falkordb_server import EmbeddedFalkorDB
 from app.storage.graph import GraphStore
-from app.storage.identity import Identity, check_identity, vector_store_identity
+from app.storage.identity import Identity, check_identity, mark_verified, vector_store_identity
+from app.storage.ownership import DataDirLock, claim_data_dir
 from app.storage.schema import migrate
 from app.storage.vectors import VectorDimensionMismatch, create_vector_index
 from app.wiring.jobs import job_kinds
@@ -71,6 +74,7 @@ class Runtime:
     background: list[asyncio.Task] = field(default_factory=list)
     drift: DriftMonitor | None = None
     deployment_id: str | None = None  # recorded in the graph with its vector store's identity
+    data_lock: DataDirLock | None = None  # held while this process owns the embedded stores
 
     @property
     def worker_slots(self) -> int:
@@ -150,10 +154,32 @@ class Runtime:
         await self.stores.graph.close()
         if self.falkordb_server is not None:
             await self.falkordb_server.stop()
+        if self.data_lock is not None:
+            self.data_lock.release()
 
 
 async def start_runtime(settings: Settings, *, with_keyring: bool = True) -> Runtime:
-    """Starts (or connects to) FalkorDB, migrates, opens the embedder, vectors and job queue."""
+    """Starts (or connects to) FalkorDB, migrates, opens the embedder, vectors and job queue.
+    The embedded stores are owned by one process: the data directory is locked first."""
+    lock = _claim_data_dir(settings)
+    try:
+        runtime = await _start_runtime(settings, with_keyring)
+    except BaseException:
+        if lock is not None:
+            lock.release()
+        raise
+    runtime.data_lock = lock
+    return runtime
+
+
+def _claim_data_dir(settings: Settings) -> DataDirLock | None:
+    """The lock on ENGRAM_DATA_DIR (app/storage/ownership.py), if an embedded store lives there."""
+    if settings.falkordb_url is not None and settings.qdrant_url and settings.qdrant_url.strip():
+        return None
+    return claim_data_dir(settings.data_dir, port=settings.port, now=to_iso(utc_now()))
+
+
+async def _start_runtime(settings: Settings, with_keyring: bool) -> Runtime:
     server = None
     url = settings.falkordb_url
     if url is None:
@@ -205,7 +231,7 @@ async def start_runtime(settings: Settings, *, with_keyring: bool = True) -> Run
         raise
     keyring = _keyring(settings) if with_keyring else None
     access = AccessRecorder(graph, stores.vectors, settings.access_flush_interval_s)
-    drift = DriftMonitor(stores, jobs)
+    drift = DriftMonitor(stores, jobs, unverified=_unverified(url, settings, deployment))
     await drift.check()  # lost points show (and a repair is queued) from the start
     runtime = Runtime(
         settings,
@@ -222,7 +248,19 @@ async def start_runtime(settings: Settings, *, with_keyring: bool = True) -> Run
     )
     watch = StoreWatch(stores, server, without_credentials(url))
     runtime.background.append(asyncio.create_task(watch.run(), name="store-watch"))
+    if settings.drift_check_interval_s:
+        checks = run_every(settings.drift_check_interval_s, drift.check)
+        runtime.background.append(asyncio.create_task(checks, name="drift-check"))
     return runtime
+
+
+def _unverified(
+    url: str, settings: Settings, deployment: Identity
+) -> Callable[[], Awaitable[None]] | None:
+    """For a replaced vector store: how the drift check records it checked, once repaired."""
+    if deployment.verified:
+        return None
+    return partial(mark_verified, url, settings.falkordb_graph, deployment.vector_store)
 
 
 async def _wait_for_falkordb(url: str, wait_s: float) -> None:

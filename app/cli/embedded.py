@@ -14,6 +14,7 @@ from pathlib import Path
 import httpx
 
 from app.cli.errors import FAILED, CliError
+from app.storage.ownership import held_by
 
 START_TIMEOUT_S = 300.0
 # Set for the operator's own server; the embedded default must not reach them.
@@ -37,6 +38,14 @@ class EmbeddedServer:
 
 def start(data_dir: Path) -> EmbeddedServer:
     """Engram on `data_dir`, answering on 127.0.0.1; refuses if it does not start."""
+    owner = held_by(data_dir)
+    if owner is not None:
+        raise CliError(
+            f"{data_dir} is in use by the Engram running as pid {owner.get('pid')} "
+            f"(ENGRAM_PORT {owner.get('port')}): give this command --url and that server's "
+            "address instead of --data-dir, or stop it first",
+            FAILED,
+        )
     port, key = _free_port(), "engram_cli_" + secrets.token_urlsafe(24)
     env = {k: v for k, v in os.environ.items() if k not in SHARED_STORES}
     env.update(

@@ -10,7 +10,7 @@ from app.deps import EmbedderDep, OptionalPrincipalDep, StoresDep, runtime_part
 from app.embeddings import Embedder
 from app.errors import StoreUnavailable
 from app.models import to_iso, utc_now
-from app.ops.drift import DriftCheck, DriftMonitor, SyncStatus
+from app.ops.drift import DriftCheck, DriftMonitor, Repair, SyncStatus
 from app.storage import Stores
 
 router = APIRouter(tags=["operations"])
@@ -36,6 +36,14 @@ class EmbedderHealth(BaseModel):
     last_error: str | None = Field(None, description="The last embedding failure.")
 
 
+class RepairHealth(BaseModel):
+    state: str = Field(
+        description="The repairing sync's job state: queued, scheduled, running, done or dead."
+    )
+    done: int = Field(description="Memories compared with their points so far.")
+    total: int | None = Field(None, description="Memories to compare (once it runs).")
+
+
 class HealthResponse(BaseModel):
     status: Literal["healthy", "degraded"] = Field(description="degraded if any store is not ok.")
     degraded: bool = Field(description="True when a dependency is down or failing.")
@@ -50,10 +58,19 @@ class HealthResponse(BaseModel):
     vector_count: int | None = Field(
         None, description="With the admin key: points in the vector index."
     )
+    embedded_count: int | None = Field(
+        None, description="With the admin key: memories whose vector is written (each has a point)."
+    )
+    repair: RepairHealth | None = Field(
+        None,
+        description="With the admin key: the repairing sync the drift check queued, if any: "
+        "it re-creates missing points from the graph and queues their embedding.",
+    )
     sync_status: SyncStatus = Field(
         description="Graph and vector index counts compared: synced, drift_detected (points "
-        "missing), orphaned_vectors (points left over; either queues a repairing sync and makes "
-        "the status degraded) or unknown (a store cannot be counted)."
+        "missing, or a replaced vector store not yet checked), orphaned_vectors (points left "
+        "over; either queues a repairing sync and makes the status degraded) or unknown (a store "
+        "cannot be counted)."
     )
 
 
@@ -86,7 +103,15 @@ async def health(
     )
     if principal is not None and graph_up:
         await _add_counts(response, stores, None if principal.is_admin else principal.user_id)
+    if principal is not None and principal.is_admin and checker is not None:
+        response.repair = _repair_health(await checker.repair())
     return response
+
+
+def _repair_health(repair: Repair | None) -> RepairHealth | None:
+    if repair is None:
+        return None
+    return RepairHealth(state=repair.state, done=repair.done, total=repair.total)
 
 
 def _embedder_health(embedder: Embedder) -> EmbedderHealth:
@@ -113,6 +138,8 @@ def _store_health(stores: Stores, component: str, reachable: bool, kind: str) ->
 async def _add_counts(response: HealthResponse, stores: Stores, user_id: str | None) -> None:
     """A user's key sees its own memory count; the admin key sees totals, vectors included."""
     response.memory_count = await stores.graph.count_memories(user_id)
+    if user_id is None:
+        response.embedded_count = await stores.graph.count_embedded()
     if user_id is None and response.qdrant != "disconnected":
         response.vector_count = await stores.vectors.count(None)
 

@@ -34,6 +34,7 @@ async def sync_job(ctx: JobContext) -> dict[str, Any]:
         progress = {"done": done, "total": total, "unit": "memories checked"}
         await ctx.redis.set(key, json.dumps(progress), ex=PROGRESS_TTL_S)
 
+    await checked(0)  # a job id is reused: the last run's progress must not show
     report = await sync(ctx.deps, repair=ctx.payload.get("repair", True), on_page=checked)
     await checked(report.checked_memories)
     return report.as_dict()

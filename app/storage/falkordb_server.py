@@ -3,6 +3,8 @@
 Started when FALKORDB_URL is unset. Data lives in one directory with AOF persistence. A pidfile
 makes the server findable after a crash of Engram: a live server from an earlier run is reused,
 a stale pidfile is replaced, and `stop()` shuts the server down cleanly (SHUTDOWN fsyncs the AOF).
+Reusing is safe only because the caller owns the data directory (app/storage/ownership.py): a
+live server there is then one an Engram that died left behind, never another Engram's.
 """
 
 import asyncio

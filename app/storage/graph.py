@@ -17,6 +17,7 @@ from app.storage.cypher import (
     AUDIT_EVENTS,
     BROWSE,
     CANDIDATE_READS,
+    COUNT_EMBEDDED,
     COUNT_MEMORIES,
     COUNT_USER_MEMORIES,
     CREATE_MEMORIES,
@@ -335,4 +336,9 @@ class GraphStore(FalkorGraph):
             rows = await self.ro_query(COUNT_MEMORIES)
         else:
             rows = await self.ro_query(COUNT_USER_MEMORIES, {"user_id": user_id})
+        return int(rows[0][0])
+
+    async def count_embedded(self) -> int:
+        """Live memories whose vector is written (embedding_status done), of all users."""
+        rows = await self.ro_query(COUNT_EMBEDDED)
         return int(rows[0][0])

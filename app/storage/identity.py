@@ -13,6 +13,11 @@ its old deployment's identity. The vector store's identity is
 - a Qdrant server: its URL (scheme, host, port, path) and collection, so every process must name
   the server the same way;
 - qdrant-client's in-memory mode: private to its process, so never the deployment's.
+
+A vector store that replaced the recorded one holds no points, or another graph's: until a
+repairing sync has compared every memory with its point, the record says it is not verified
+(`vector_store_verified` false), and the drift check (app/ops/drift.py) reports drift, across
+restarts, whatever the counts say.
 """
 
 import uuid
@@ -24,6 +29,7 @@ from redis.asyncio import Redis
 
 STORE_ID_FILE = "engram-store-id"
 MEMORY_LOCATION = ":memory:"
+VERIFIED = "vector_store_verified"
 
 
 class StoreMismatch(Exception):
@@ -34,6 +40,7 @@ class StoreMismatch(Exception):
 class Identity:
     deployment_id: str
     vector_store: str
+    verified: bool = True  # False from a replacement until a repairing sync has checked it
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,13 +102,29 @@ async def check_identity(
         found = await redis.hgetall(key)
         recorded = {str(k): str(v) for k, v in found.items()}  # decode_responses: already str
         if recorded["vector_store"] == vector_store:
-            return Identity(recorded["deployment_id"], vector_store), None
+            verified = recorded.get(VERIFIED) != "false"
+            return Identity(recorded["deployment_id"], vector_store, verified), None
         if not (adopt or opened.replaces_lost(recorded["vector_store"])):
             raise StoreMismatch(
                 _mismatch(recorded["deployment_id"], recorded["vector_store"], vector_store)
             )
-        await redis.hset(key, mapping={"vector_store": vector_store, "vector_store_since": now})
-        return Identity(recorded["deployment_id"], vector_store), recorded["vector_store"]
+        await redis.hset(
+            key,
+            mapping={"vector_store": vector_store, "vector_store_since": now, VERIFIED: "false"},
+        )
+        return Identity(recorded["deployment_id"], vector_store, False), recorded["vector_store"]
+    finally:
+        await redis.aclose()
+
+
+async def mark_verified(falkordb_url: str, graph_name: str, vector_store: str) -> None:
+    """Records that a repairing sync has checked `vector_store`, if it is still the one
+    recorded (a later replacement stays unverified)."""
+    key = identity_key(graph_name)
+    redis = Redis.from_url(falkordb_url, decode_responses=True)
+    try:
+        if await redis.hget(key, "vector_store") == vector_store:
+            await redis.hset(key, VERIFIED, "true")
     finally:
         await redis.aclose()
 

@@ -2,10 +2,15 @@
 command: its own FalkorDB server and Qdrant Edge shard)."""
 
 import json
+import os
 from pathlib import Path
 
 import httpx
+import pytest
 
+from app.cli import embedded
+from app.cli.errors import CliError
+from app.storage.ownership import claim_data_dir
 from tests.cli.conftest import LiveServer
 from tests.conftest import ALICE_KEY
 
@@ -44,3 +49,15 @@ def test_restore_into_an_empty_data_dir_then_read_it(
     assert json.loads(status.stdout)["health"]["memory_count"] == total
     again = live_server.run("--data-dir", str(data_dir), "restore", str(archive), env=EMBEDDED)
     assert again.exit_code == 1 and "not empty" in again.output
+
+
+def test_a_data_dir_in_use_names_its_server(tmp_path: Path):
+    lock = claim_data_dir(tmp_path, port=8123, now="now")  # a running Engram holds it
+    try:
+        with pytest.raises(CliError) as refused:
+            embedded.start(tmp_path)
+        assert f"in use by the Engram running as pid {os.getpid()} (ENGRAM_PORT 8123)" in str(
+            refused.value
+        )
+    finally:
+        lock.release()
