@@ -20,6 +20,7 @@ from app.openapi import install_openapi, operation_id
 from app.ops.admin import router as admin_router
 from app.ops.backup_router import router as backup_router
 from app.ops.erase_router import router as erase_router
+from app.ops.me_router import router as me_router
 from app.ops.metrics_router import router as metrics_router
 from app.ops.portable_router import router as portable_router
 from app.ops.router import router as ops_router
@@ -103,6 +104,7 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     app.include_router(backup_router)
     app.include_router(lifecycle_router)
     app.include_router(erase_router)
+    app.include_router(me_router)
     app.include_router(portable_router)
     mcp_server = mount_mcp(app)
     install_openapi(app)
