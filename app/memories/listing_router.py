@@ -73,7 +73,7 @@ def _time(name: str, value: str | None) -> str | None:
         return None
     try:
         return to_iso(parse_time(value))
-    except ValueError:
+    except (ValueError, OverflowError):  # e.g. year 1 with a positive offset
         raise BadRequest(f"Invalid '{name}': {value!r} is not an ISO-8601 timestamp") from None
 
 

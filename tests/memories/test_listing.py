@@ -185,6 +185,7 @@ async def test_lists_only_the_caller_s_scope(client):
         ("type=Dream", "Unknown type 'Dream'"),
         ("labels=project", "Invalid 'labels'"),
         ("since=yesterday", "Invalid 'since'"),
+        ("until=0001-01-01T00:00:00%2B14:00", "Invalid 'until'"),
         ("cursor=not-a-cursor", "Invalid 'cursor'"),
     ],
 )
