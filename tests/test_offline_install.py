@@ -57,6 +57,7 @@ def _installed_checkout(tmp_path: Path) -> tuple[Path, Path]:
     calls = _stub_venv(tree / ".venv")
     (tree / ".venv" / "falkordb").mkdir()
     (tree / ".venv" / ".installed").touch()
+    (tree / ".venv" / ".project-installed").touch()
     (tree / ".venv" / "falkordb" / ".installed").touch()
     return tree, calls
 

@@ -15,6 +15,7 @@ ENDPOINTS = [
     ("PATCH", f"/memory/{SOME_ID}", {"importance": 1}),
     ("DELETE", f"/memory/{SOME_ID}", None),
     ("GET", f"/memory/{SOME_ID}/history", None),
+    ("GET", "/memory", None),
     ("GET", "/memory/by-tag?tags=x", None),
     ("DELETE", "/memory/by-tag?tags=x", None),
     ("GET", "/recall?query=x", None),
@@ -44,6 +45,8 @@ ENDPOINTS = [
     ("DELETE", "/admin/users/alice", None),
     ("DELETE", f"/admin/memories/{SOME_ID}", None),
     ("DELETE", f"/memory/{SOME_ID}?erase=true", None),
+    ("GET", "/me/export", None),
+    ("DELETE", "/me?confirm=alice", None),
 ]
 
 
