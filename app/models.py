@@ -111,8 +111,8 @@ class Memory(BaseModel):
     enrichment_status: Status = Status.PENDING
     source: dict[str, Any] = Field(default_factory=dict)
     session_id: str | None = None  # source.session_id, kept as a property to look turns up by
-    # Transcript turns: who said it (the message's `name`, else its role), in front of the text
-    # wherever the turn is searched (spoken_text), never inside the verbatim content.
+    # Transcript turns: the speaker's name when the client gave one; it (else the role) stands in
+    # front of the text wherever the turn is searched (spoken_text), never inside the content.
     speaker: str | None = None
     superseded_by: str | None = None  # raw layer: the consolidated memory that replaced it
     derived_from: list[str] = Field(default_factory=list)  # consolidated: its raw sources
@@ -122,9 +122,14 @@ class Memory(BaseModel):
     content_hash: str
 
 
-def spoken_text(content: str, speaker: str | None) -> str:
-    """What a conversation turn is searched as: "Speaker: text" (the content alone without one)."""
-    return f"{speaker}: {content}" if speaker else content
+def spoken_text(content: str, speaker: str | None, layer: str | None, role: str | None) -> str:
+    """What a memory is searched as: a transcript turn as "Speaker: text" — its speaker's name,
+    else "User" or "Assistant", the words the facts extracted from it use — anything else as it
+    is."""
+    if layer != Layer.TRANSCRIPT:
+        return content
+    label = speaker or ("Assistant" if role == Role.ASSISTANT else "User")
+    return f"{label}: {content}"
 
 
 # Properties stored as JSON strings in the graph (FalkorDB properties cannot hold maps).

@@ -118,7 +118,10 @@ class MemoryOut(BaseModel):
     labels: dict[str, Any] = Field(description="Client labels.")
     metadata: dict[str, Any] = Field(description="Free metadata.")
     role: Role = Field(description="Whom the memory is about.")
-    layer: Layer = Field(description="raw (from /remember) or consolidated.")
+    layer: Layer = Field(
+        description="transcript (a turn /remember kept verbatim), raw (a fact extracted from "
+        "turns) or consolidated."
+    )
     pinned: bool = Field(description="Loaded into core context.")
     timestamp: str = Field(description="When it was said or happened (UTC).")
     t_valid: str | None = Field(None, description="Valid from (UTC).")
@@ -142,6 +145,9 @@ class MemoryOut(BaseModel):
     enrichment_status: Status = Field(description="pending / done / failed.")
     source: dict[str, Any] = Field(description="Provenance: created_by, session_id, chat_id…")
     session_id: str | None = Field(None, description="The conversation session (from source).")
+    speaker: str | None = Field(
+        None, description="Transcript turns: the speaker's name, when the client gave one."
+    )
     superseded_by: str | None = Field(
         None, description="Raw layer: the consolidated memory that replaced this one."
     )

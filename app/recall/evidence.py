@@ -13,7 +13,11 @@ that matched (context), a shared entity, a relationship, a name, a context hint 
 that passes the floor; they never admit one that does not.
 
 The gate, per query: something must match strongly — similarity ≥ `relevance_gate`, at least
-two query terms in common, every term of a one-term query, or attribute evidence. Otherwise
+two query terms in common, every term of a one-term query, attribute evidence, or, for a question
+about the user (asking.py) and a memory about the user, similarity ≥ the floor: a short fact or
+turn that answers a question about oneself often sits at 0.25–0.4 to it ("what is my
+profession?" — "User works as a civil engineer."), and the gate must not hide a stored answer
+to a personal question in a personal memory. Otherwise
 nothing stored is about the query ("what is the capital of Peru?" asked of someone's chat
 history): recall returns no result and says `relevant: false`, so that a chat front-end injects
 nothing. Without a query vector (dense channel off or unavailable) a term in common is evidence
@@ -43,6 +47,9 @@ class Evidence:
     terms: int  # query terms the memory's content contains
     query_terms: int  # terms in the query
     attribute: bool = False  # fills an attribute the query asks about (attribute_evidence.py)
+    # The query asks about the user ("what is my job", "where does the user live") and the
+    # memory is about the user: a question about oneself is about one's own memories.
+    about_asker: bool = False
 
 
 @dataclass
@@ -120,6 +127,8 @@ def is_strong(evidence: Evidence, limits: Thresholds) -> bool:
     if evidence.similarity is None:
         return evidence.terms > 0
     if evidence.similarity >= limits.gate or evidence.terms >= STRONG_TERMS:
+        return True
+    if evidence.about_asker and evidence.similarity >= limits.floor:
         return True
     return evidence.terms > 0 and evidence.terms == evidence.query_terms
 

@@ -272,7 +272,8 @@ def score(
 
 def text_of(memory: dict) -> str:
     """A memory's text as it is searched (a transcript turn's with its speaker in front)."""
-    return spoken_text(memory.get("content") or "", memory.get("speaker"))
+    content = memory.get("content") or ""
+    return spoken_text(content, memory.get("speaker"), memory.get("layer"), memory.get("role"))
 
 
 _SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)")

@@ -7,6 +7,7 @@ from datetime import datetime
 
 from app.models import Memory, to_iso
 from app.recall import attribute_evidence, evidence, rank
+from app.recall.asking import asks_about_user
 from app.recall.candidates import Best, Pool, Read
 from app.recall.names import query_names
 from app.recall.outcome import Hit, RecallConfig, Search
@@ -92,6 +93,7 @@ async def _judge(
     stored = await evidence.stored_vectors(vectors, wanted) if has_vectors else {}
     asked = await _asked_attributes(search, pool, facts)
     judged = {}
+    personal = {query: asks_about_user(query) for query in pool.terms}
     for memory_id, props in facts.items():
         candidate, query, _ = pool.best[memory_id]
         terms = pool.terms[query]
@@ -102,6 +104,7 @@ async def _judge(
             terms=evidence.shared_terms(terms, rank.text_of(props)),
             query_terms=len(terms),
             attribute=attribute_evidence.fills(props.get("slot"), asked.get(query, frozenset())),
+            about_asker=personal.get(query, False) and props.get("role") == "user",
         )
     return judged
 

@@ -3,8 +3,9 @@
 The turns are the record of a conversation; the facts extracted from them are an index over
 them (each fact names its messages in `source.message_ids`). A turn is stored as a memory like
 one sent to POST /memory — the same dense, keyword and window vectors, the session's order —
-with its speaker's name (the message's `name`, when the client sends one) in front of the text
-wherever it is searched, and its role, message id, session and time.
+with its speaker (the message's `name` when the client sends one, else "User" or "Assistant", as
+the facts say) in front of the text wherever it is searched, and its role, message id, session
+and time.
 
 - **Identity.** A turn is (scope, session, message id); a message without an id is given one
   from its position in the call and its content's hash (`message_key`). The memory id is derived

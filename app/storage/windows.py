@@ -19,7 +19,9 @@ TURNS_BEFORE = 2  # a window is the turn and the two before it in its conversati
 
 def spoken(node: str) -> str:
     """A turn's text as searched: "Speaker: text" for a transcript turn (models.spoken_text)."""
-    return f"coalesce({node}.speaker + ': ', '') + {node}.content"
+    role = f"CASE {node}.role WHEN 'assistant' THEN 'Assistant' ELSE 'User' END"
+    label = f"coalesce({node}.speaker, {role})"
+    return f"CASE WHEN {node}.layer = 'transcript' THEN {label} + ': ' ELSE '' END + {node}.content"
 
 
 # Each memory of $ids, and the turns just before it (nearest first), of the same user.
