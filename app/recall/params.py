@@ -236,7 +236,12 @@ class RecallRequest(BaseModel):
     layers: Words = Field(
         default_factory=list,
         validation_alias=AliasChoices("layer", "layers"),
-        description="raw and/or consolidated.",
+        description="transcript, raw and/or consolidated.",
+    )
+    include_source_turns: Annotated[bool, _bool(False)] = Field(
+        False,
+        description="Each /remember fact in the results carries `source_turns`: the transcript "
+        "turns it came from (id, content, speaker, role, timestamp).",
     )
     roles: Words = Field(
         default_factory=list,

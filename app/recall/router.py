@@ -13,7 +13,7 @@ from app.memories.schemas import MemoryOut, public
 from app.metrics import observe_recall_steps
 from app.models import to_iso
 from app.recall import params as recall_params
-from app.recall import service
+from app.recall import service, source_turns
 from app.recall.dependencies import AccessDep, RecallConfigDep
 from app.recall.outcome import Hit, RecallOutcome, describe
 from app.recall.params import RecallRequest
@@ -45,6 +45,9 @@ class RecallItem(BaseModel):
     score_components: dict[str, float] = Field(description="Every term of the final score.")
     relations: list[dict[str, Any]] = Field(description="Related memories (expansions; none yet).")
     state_replaces: str | None = Field(None, description="The superseded memory this replaces.")
+    source_turns: list[dict[str, Any]] | None = Field(
+        None, description="include_source_turns: the transcript turns a fact came from."
+    )
 
 
 class RecallResponse(BaseModel):
@@ -136,7 +139,10 @@ async def _recall(
     )
     access.record(scope.user_id, [hit.memory.id for hit in outcome.hits])
     observe_recall_steps(outcome.timings)
-    return FastJSONResponse(_response(params, outcome, config.relevance_floor))
+    body = _response(params, outcome, config.relevance_floor)
+    if params.include_source_turns:
+        await source_turns.attach(stores.graph, scope, body["results"])
+    return FastJSONResponse(body)
 
 
 def _response(params: recall_params.RecallRequest, outcome: RecallOutcome, floor: float) -> dict:

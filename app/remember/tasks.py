@@ -107,7 +107,6 @@ async def remember_job(ctx: JobContext) -> dict[str, Any]:
         labels=talk.labels,
         chat_id=talk.source.get("chat_id"),
         model=talk.source.get("model"),
-        ttl_days=deps.settings.transcript_retention_days or None,
         job=ctx.ids[1],
     )
     conversation = Scope(talk.user_id, talk.agent_id)
@@ -134,9 +133,29 @@ async def consolidate_job(ctx: JobContext) -> dict[str, Any]:
 
 
 async def raw_retention_job(ctx: JobContext) -> dict[str, int]:
-    """Handler of `raw_retention` jobs (hourly): RAW_RETENTION_DAYS from settings."""
-    deleted = await delete_expired_raw(ctx.deps, ctx.deps.settings.raw_retention_days)
-    return {"deleted": deleted}
+    """Handler of `raw_retention` jobs (hourly): RAW_RETENTION_DAYS from settings, and
+    TRANSCRIPT_RETENTION_DAYS for transcript turns (0, the default, keeps them)."""
+    settings = ctx.deps.settings
+    deleted = await delete_expired_raw(ctx.deps, settings.raw_retention_days)
+    turns = 0
+    if settings.transcript_retention_days > 0:
+        turns = await delete_expired_transcripts(ctx.deps, settings.transcript_retention_days)
+    return {"deleted": deleted, "transcript_turns_deleted": turns}
+
+
+async def delete_expired_transcripts(deps: HasStores, retention_days: float) -> int:
+    """Deletes transcript turns said more than `retention_days` ago (tombstoned, audited); the
+    facts extracted from them stay, and keep the ids of the turns they came from."""
+    before = to_iso(utc_now() - timedelta(days=retention_days))
+    deleted = 0
+    while expired := await sessions.expired_transcripts(
+        deps.stores.graph, before=before, limit=RETENTION_PAGE
+    ):
+        gone = await _delete_expired(deps, expired)
+        deleted += gone
+        if not gone:
+            break
+    return deleted
 
 
 async def delete_expired_raw(deps: HasStores, retention_days: float) -> int:

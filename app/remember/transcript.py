@@ -51,7 +51,6 @@ class TranscriptOptions:
     labels: dict
     chat_id: str | None = None
     model: str | None = None
-    ttl_days: float | None = None  # TRANSCRIPT_RETENTION_DAYS; None keeps them for good
     job: str | None = None  # the job storing them (a re-run of it treats them as its own)
 
 
@@ -147,7 +146,7 @@ def _chunk_memory(
         role=turn.role,
         agent_id=options.agent_id,
         timestamp=turn.timestamp,
-        ttl_days=options.ttl_days,
+        ttl_days=None,  # the record of what was said: TRANSCRIPT_RETENTION_DAYS deletes turns
         source=SourceIn(
             session_id=options.session_id,
             chat_id=options.chat_id,

@@ -97,6 +97,14 @@ RETURN m.user_id, m.agent_id, m.id ORDER BY m.created_at LIMIT $limit
 """  # noqa: E501
 
 
+# Transcript turns said before $before (TRANSCRIPT_RETENTION_DAYS), pinned ones kept.
+EXPIRED_TRANSCRIPTS = """
+MATCH (m:Memory)
+WHERE m.layer = 'transcript' AND m.timestamp < $before AND NOT m.pinned
+RETURN m.user_id, m.agent_id, m.id ORDER BY m.timestamp LIMIT $limit
+"""
+
+
 async def touch_session(
     graph: GraphStore,
     user_id: str,
@@ -177,6 +185,14 @@ async def expired_raw(
 ) -> list[tuple[str, str | None, str]]:
     """(user_id, agent_id, id) of superseded raw facts older than `before`, no authored links."""
     rows = await graph.ro_query(EXPIRED_RAW, {"before": before, "limit": limit})
+    return [(row[0], row[1], row[2]) for row in rows]
+
+
+async def expired_transcripts(
+    graph: GraphStore, *, before: str, limit: int
+) -> list[tuple[str, str | None, str]]:
+    """(user_id, agent_id, id) of transcript turns said before `before`."""
+    rows = await graph.ro_query(EXPIRED_TRANSCRIPTS, {"before": before, "limit": limit})
     return [(row[0], row[1], row[2]) for row in rows]
 
 

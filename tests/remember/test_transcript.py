@@ -12,6 +12,7 @@ import pytest
 
 from app.memories.fields import MAX_CONTENT_CHARS
 from app.remember.facts import Turn
+from app.remember.tasks import delete_expired_transcripts
 from app.remember.transcript import message_key, split_message, with_message_ids
 from tests.conftest import ALICE_KEY, BOB_KEY, auth
 from tests.conftest import running_client as running
@@ -206,3 +207,37 @@ async def test_transcripts_are_the_callers_own(client):
     assert found.json()["results"] == []
     mine = await client.get("/recall", params={"query": "locker code"}, headers=ALICE)
     assert [r["memory"]["id"] for r in mine.json()["results"]] == [turn["id"]]
+
+
+async def test_a_recalled_fact_can_carry_the_turns_it_came_from(client):
+    body = {"session_id": "s1", "messages": [{**message("user", "I work as a civil engineer")}]}
+    result = await remember(client, body)
+    assert result["stored"]
+    params = {"query": "civil engineer", "include_source_turns": "true", "layer": "raw"}
+    found = (await client.get("/recall", params=params, headers=ALICE)).json()["results"]
+    (fact,) = found
+    (turn,) = fact["source_turns"]
+    assert turn["content"] == "I work as a civil engineer" and turn["role"] == "user"
+    plain = await client.get(
+        "/recall", params={**params, "include_source_turns": "false"}, headers=ALICE
+    )
+    assert "source_turns" not in plain.json()["results"][0]
+
+
+async def test_transcript_retention_deletes_old_turns_and_keeps_their_facts(client):
+    old = {"session_id": "s1", "messages": [message("user", "I live in Prague", day=-40)]}
+    fact_ids = (await remember(client, old))["stored"]
+    recent = {"session_id": "s2", "messages": [message("user", "lovely weather today", day=0)]}
+    await remember(client, recent)
+    runtime = client.app.state.runtime
+    deleted = await delete_expired_transcripts(runtime, retention_days=30 + days_since(DAY))
+    assert deleted == 1
+    left = [r["memory"]["content"] for r in await layer(client, "transcript")]
+    assert left == ["lovely weather today"]
+    assert fact_ids
+    for fact_id in fact_ids:
+        assert (await client.get(f"/memory/{fact_id}", headers=ALICE)).status_code == 200
+
+
+def days_since(moment: datetime) -> float:
+    return (datetime.now(UTC) - moment).total_seconds() / 86_400
