@@ -2,6 +2,7 @@
 
 Real FalkorDB, Qdrant Edge, spaCy and the local embedder, in-process workers."""
 
+import json
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -14,12 +15,13 @@ from app.memories.fields import MAX_CONTENT_CHARS
 from app.remember.facts import Turn
 from app.remember.tasks import delete_expired_transcripts
 from app.remember.transcript import message_key, split_message, with_message_ids
-from tests.conftest import ALICE_KEY, BOB_KEY, auth
+from app.storage import schema, snapshot
+from tests.conftest import ADMIN_KEY, ALICE_KEY, BOB_KEY, auth
 from tests.conftest import running_client as running
 from tests.memories.test_embedding_jobs import wait_until
 from tests.remember.test_remember_flow import flow_settings
 
-ALICE, BOB = auth(ALICE_KEY), auth(BOB_KEY)
+ALICE, BOB, ADMIN = auth(ALICE_KEY), auth(BOB_KEY), auth(ADMIN_KEY)
 DAY = datetime(2026, 3, 2, 9, 30, tzinfo=UTC)
 
 
@@ -241,3 +243,30 @@ async def test_transcript_retention_deletes_old_turns_and_keeps_their_facts(clie
 
 def days_since(moment: datetime) -> float:
     return (datetime.now(UTC) - moment).total_seconds() / 86_400
+
+
+async def test_operators_paths_cover_transcripts(client):
+    """Export carries the turns, recovery from vectors brings them back with their speaker, and
+    erasing the user removes them."""
+    body = {
+        "session_id": "s1",
+        "messages": [{**message("user", "my bike is a blue Brompton"), "name": "Ines"}],
+    }
+    await remember(client, body)
+    await searchable(client, 1)
+    exported = await client.get("/admin/export", params={"user_id": "alice"}, headers=ADMIN)
+    lines = [json.loads(line) for line in exported.text.splitlines() if line.strip()]
+    turns = [line["memory"] for line in lines if line["memory"]["layer"] == "transcript"]
+    assert [t["content"] for t in turns] == ["my bike is a blue Brompton"]
+
+    graph = client.app.state.stores.graph
+    await snapshot.delete_everything(graph)
+    await schema.migrate(graph)
+    recovered = await client.post("/admin/recover-from-vectors", headers=ADMIN)
+    assert recovered.status_code == 200, recovered.text
+    (turn,) = [r["memory"] for r in await layer(client, "transcript")]
+    assert turn["speaker"] == "Ines" and turn["content"] == "my bike is a blue Brompton"
+
+    erased = await client.delete("/admin/users/alice", headers=ADMIN)
+    assert erased.status_code == 200, erased.text
+    assert await layer(client, "transcript") == []
