@@ -136,9 +136,14 @@ def test_extraction_finishes_after_kill_9_mid_call(tmp_path: Path, llm_server: F
         assert job["attempts"] >= 2
         stored = job["result"]["stored"]
         assert len(stored) == 4  # Tom's name, Prague, hiking, nurse; Ava's fact needs an agent
-        found = httpx.post(
-            f"{service.base_url}/recall", json={"query": "User", "limit": 50}, headers=ALICE
-        ).json()["results"]
-        assert sorted(r["id"] for r in found) == sorted(stored)  # once each, nothing more
+
+        def layer(name: str) -> list[dict]:
+            body = {"query": "User", "limit": 50, "layer": name, "relevance_floor": 0}
+            answer = httpx.post(f"{service.base_url}/recall", json=body, headers=ALICE)
+            return answer.json()["results"]
+
+        assert sorted(r["id"] for r in layer("raw")) == sorted(stored)  # once each, nothing more
+        turns = [t for t in SESSION_1.turns if t.role in ("user", "assistant")]
+        assert len(layer("transcript")) == len(turns)  # the re-run stored no turn twice
     finally:
         service.stop()
