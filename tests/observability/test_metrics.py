@@ -122,3 +122,17 @@ async def test_the_sample_dashboard_queries_metrics_that_exist(app_client: httpx
         n for n in sorted(queried) if n not in families and suffixes.sub("", n) not in families
     ]
     assert missing == []
+
+
+async def test_mcp_requests_are_labelled_with_their_route(app_client: httpx.AsyncClient):
+    before = await scrape(app_client)
+    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    accept = {"Accept": "application/json, text/event-stream"}
+    answered = await app_client.post("/mcp", json=ping, headers=auth(ALICE_KEY) | accept)
+    assert answered.status_code == 200
+    assert (await app_client.post("/mcp", json=ping, headers=accept)).status_code == 401
+    after = await scrape(app_client)
+    total = "engram_http_requests_total"
+    for status in ("200", "401"):
+        route = {"route": "/mcp", "method": "POST", "status": status}
+        assert value(after, total, **route) - value(before, total, **route) == 1
