@@ -27,7 +27,7 @@ import redis.asyncio as aioredis
 from saq import Job, Status
 
 from app.jobs.saq_queue import FUNCTION, SWEPT, KindQueue
-from app.jobs.spec import Enqueued, JobKeys, JobKind, JobStatus, summary
+from app.jobs.spec import DURATION_BUCKETS, Enqueued, JobKeys, JobKind, JobStatus, summary
 
 
 def _s(ms: int | float | None) -> float | None:
@@ -205,6 +205,26 @@ class JobQueue:
             "aborted": counts.get("aborted", 0),
             "dead": dead,
             "oldest_pending_age_s": oldest,
+        }
+
+    async def durations(self) -> dict[str, dict[str, Any]]:
+        """Per kind, the times of its successful attempts: `buckets` (counts per bound of
+        DURATION_BUCKETS, cumulative, "+Inf" last), `count` and `sum` (seconds)."""
+        return {kind: await self._kind_durations(kind) for kind in self.queues}
+
+    async def _kind_durations(self, kind: str) -> dict[str, Any]:
+        raw = {
+            k.decode(): v for k, v in (await self.redis.hgetall(self.keys.durations(kind))).items()
+        }
+        buckets, running = [], 0
+        for index, bound in enumerate(DURATION_BUCKETS):
+            running += int(raw.get(str(index), 0))
+            buckets.append((str(float(bound)), running))
+        buckets.append(("+Inf", running + int(raw.get("inf", 0))))
+        return {
+            "buckets": buckets,
+            "count": int(raw.get("count", 0)),
+            "sum": float(raw.get("sum", 0)),
         }
 
     async def dead_letters(self, kind: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
