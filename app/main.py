@@ -31,6 +31,7 @@ from app.recall.router import router as recall_router
 from app.relations.router import router as relations_router
 from app.remember.router import router as remember_router
 from app.runtime import start_runtime
+from app.webhooks.router import router as webhooks_router
 
 DESCRIPTION = (
     "Long-term memory for AI agents. FalkorDB holds the truth, Qdrant mirrors it for search. "
@@ -108,6 +109,7 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     app.include_router(erase_router)
     app.include_router(me_router)
     app.include_router(portable_router)
+    app.include_router(webhooks_router)
     mcp_server = mount_mcp(app)
     install_openapi(app)
     return app
