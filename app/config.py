@@ -1,11 +1,12 @@
 """Engram's settings: one typed object, read from the environment (and `.env`) once."""
 
+import json
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
 class Settings(BaseSettings):
@@ -32,6 +33,12 @@ class Settings(BaseSettings):
     # The embedded default writes a random key for this user to data_dir/api_key on first run.
     default_user: str = Field("local", validation_alias="ENGRAM_DEFAULT_USER")
     generate_local_key: bool = Field(True, validation_alias="ENGRAM_GENERATE_LOCAL_KEY")
+    # AutoMem's `?api_key=` query parameter. Off: a key in a URL ends up in proxy and server logs
+    # and in browser history (Engram's own request log prints the path only).
+    allow_query_api_key: bool = Field(False, validation_alias="ENGRAM_ALLOW_QUERY_API_KEY")
+    # Browser origins allowed to call the API (CORS): comma-separated or a JSON list; "*" = any;
+    # empty = no CORS headers at all.
+    cors_origins: Annotated[list[str], NoDecode] = Field([], validation_alias="ENGRAM_CORS_ORIGINS")
 
     # FalkorDB: unset URL -> Engram starts redis-server + the FalkorDB module itself.
     falkordb_url: str | None = Field(None, validation_alias="FALKORDB_URL")
@@ -85,6 +92,16 @@ class Settings(BaseSettings):
     sync_interval_s: float = Field(3600.0, ge=0, validation_alias="SYNC_INTERVAL_S")
     # How often the graph's counts are compared with the vector index's (0: on /health only).
     drift_check_interval_s: float = Field(30.0, ge=0, validation_alias="DRIFT_CHECK_INTERVAL_S")
+    # POST /admin/reembed answers AutoMem's 200 with the result when it waits for the job: when
+    # asked (?wait=true), or when at most this many memories are to be re-embedded. It waits at
+    # most REEMBED_WAIT_S; a job still running then is answered 202 and carries on.
+    reembed_sync_max: int = Field(1000, ge=0, validation_alias="ENGRAM_REEMBED_SYNC_MAX")
+    reembed_wait_s: float = Field(60.0, ge=0, validation_alias="ENGRAM_REEMBED_WAIT_S")
+
+    # Webhooks (docs/api.md): targets per user (and for all users), the time one delivery may
+    # take. Failed deliveries are retried by the job queue (JOBS_*), then dead-lettered.
+    webhook_max_targets: int = Field(10, ge=0, le=100, validation_alias="WEBHOOK_MAX_TARGETS")
+    webhook_timeout_s: float = Field(10.0, gt=0, le=60, validation_alias="WEBHOOK_TIMEOUT_S")
 
     # Recall scoring (see app/recall/rank.py); every weight shows up in score_components.
     recall_relevance_floor: float = Field(
@@ -234,6 +251,16 @@ class Settings(BaseSettings):
         if value is not None and len(value) < 16:
             raise ValueError("ENGRAM_ADMIN_KEY must be at least 16 characters")
         return value
+
+    @field_validator("cors_origins", mode="before")
+    @classmethod
+    def _origins_from_text(cls, value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        text = value.strip()
+        if text.startswith("["):
+            return json.loads(text)
+        return [origin.strip() for origin in text.split(",") if origin.strip()]
 
     @property
     def embedded_falkordb(self) -> bool:

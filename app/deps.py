@@ -49,7 +49,16 @@ def _presented_key(request: Request) -> str | None:
     scheme, _, token = authorization.partition(" ")
     if scheme.lower() == "bearer" and token.strip():
         return token.strip()
-    return request.headers.get("x-api-key") or None
+    return request.headers.get("x-api-key") or _query_key(request)
+
+
+def _query_key(request: Request) -> str | None:
+    """AutoMem's `?api_key=`, where ENGRAM_ALLOW_QUERY_API_KEY allows it (off by default: a URL
+    is logged by proxies; Engram's own request log leaves the query string out)."""
+    runtime = getattr(request.app.state, "runtime", None)
+    if runtime is None or not runtime.settings.allow_query_api_key:
+        return None
+    return request.query_params.get("api_key") or None
 
 
 async def optional_principal(request: Request) -> Principal | None:

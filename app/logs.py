@@ -56,6 +56,8 @@ def configure_logging(level: str, fmt: str = "json") -> None:
     root.setLevel(level.upper())
     logging.getLogger("saq").setLevel(logging.WARNING)  # saq logs every job at INFO
     logging.getLogger("httpx").setLevel(logging.WARNING)  # every outgoing request at INFO
+    # "Terminating session: None" at INFO after each stateless /mcp request
+    logging.getLogger("mcp.server.streamable_http").setLevel(logging.WARNING)
     for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
         logging.getLogger(name).handlers.clear()  # through the root handler, in our format
         logging.getLogger(name).propagate = True

@@ -8,6 +8,7 @@ from fastapi import Depends, FastAPI
 
 from app.config import Settings, get_settings
 from app.enrichment.router import router as entities_router
+from app.http_cors import allow_origins
 from app.http_errors import install_error_handlers
 from app.http_guard import AnswerErrors, LimitBody, reject_bad_text
 from app.http_observe import ObserveRequests
@@ -30,6 +31,7 @@ from app.recall.router import router as recall_router
 from app.relations.router import router as relations_router
 from app.remember.router import router as remember_router
 from app.runtime import start_runtime
+from app.webhooks.router import router as webhooks_router
 
 DESCRIPTION = (
     "Long-term memory for AI agents. FalkorDB holds the truth, Qdrant mirrors it for search. "
@@ -90,6 +92,7 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     streamed = frozenset({"/admin/restore", "/admin/import"})
     app.add_middleware(LimitBody, max_bytes=settings.max_body_bytes, streamed=streamed)
     app.add_middleware(AnswerErrors)
+    allow_origins(app, settings.cors_origins)
     app.add_middleware(ObserveRequests, access_log=settings.access_log)  # outermost
     app.include_router(memories_router)
     app.include_router(listing_router)
@@ -106,6 +109,7 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     app.include_router(erase_router)
     app.include_router(me_router)
     app.include_router(portable_router)
+    app.include_router(webhooks_router)
     mcp_server = mount_mcp(app)
     install_openapi(app)
     return app

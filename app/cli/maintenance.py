@@ -27,7 +27,8 @@ def reembed(
 ) -> None:
     """Re-embed memories with the current model (a resumable job with progress)."""
     body = {"user_id": user, "limit": limit, "batch_size": batch_size, "force": force}
-    _run_job(ctx, "/admin/reembed", body, "re-embedding", wait)
+    # The command follows the job itself (a progress bar), so the server need not wait for it.
+    _run_job(ctx, "/admin/reembed?wait=false", body, "re-embedding", wait)
 
 
 def sync(

@@ -19,6 +19,7 @@ CONSOLIDATE = "consolidate"
 RAW_RETENTION = "raw_retention"
 LIFECYCLE = "lifecycle"
 WINDOWS = "windows"
+WEBHOOK = "webhook"
 
 JOB_BATCH = 32  # memories per embed or enrich job: one embedding provider batch
 

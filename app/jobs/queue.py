@@ -27,11 +27,21 @@ import redis.asyncio as aioredis
 from saq import Job, Status
 
 from app.jobs.saq_queue import FUNCTION, SWEPT, KindQueue
-from app.jobs.spec import Enqueued, JobKeys, JobKind, JobStatus, summary
+from app.jobs.spec import DURATION_BUCKETS, Enqueued, JobKeys, JobKind, JobStatus, summary
 
 
 def _s(ms: int | float | None) -> float | None:
     return ms / 1000 if ms else None
+
+
+def _histogram(stored: dict[bytes, bytes]) -> dict[str, Any]:
+    raw = {key.decode(): value for key, value in stored.items()}
+    buckets, running = [], 0
+    for index, bound in enumerate(DURATION_BUCKETS):
+        running += int(raw.get(str(index), 0))
+        buckets.append((str(float(bound)), running))
+    buckets.append(("+Inf", running + int(raw.get("inf", 0))))
+    return {"buckets": buckets, "count": int(raw.get("count", 0)), "sum": float(raw.get("sum", 0))}
 
 
 class JobQueue:
@@ -206,6 +216,15 @@ class JobQueue:
             "dead": dead,
             "oldest_pending_age_s": oldest,
         }
+
+    async def durations(self) -> dict[str, dict[str, Any]]:
+        """Per kind, the times of its successful attempts: `buckets` (counts per bound of
+        DURATION_BUCKETS, cumulative, "+Inf" last), `count` and `sum` (seconds)."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for kind in self.queues:
+                pipe.hgetall(self.keys.durations(kind))
+            stored = await pipe.execute()
+        return {kind: _histogram(raw) for kind, raw in zip(self.queues, stored, strict=True)}
 
     async def dead_letters(self, kind: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
         entries: list[dict[str, Any]] = []

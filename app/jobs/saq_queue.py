@@ -25,7 +25,7 @@ import redis.asyncio as aioredis
 from saq import Job, Status
 from saq.queue.redis import RedisQueue
 
-from app.jobs.spec import JobKeys, JobKind, summary
+from app.jobs.spec import JobKeys, JobKind, duration_field, summary
 
 log = logging.getLogger(__name__)
 
@@ -191,12 +191,25 @@ class KindQueue(RedisQueue):
         stats = self.keys.stats(self.kind)
         if status == Status.COMPLETE:
             await self.redis.hincrby(stats, "done", 1)
+            await self._record_duration(job)
         elif status == Status.ABORTED and error != SWEPT:
             await self.redis.hincrby(stats, "aborted", 1)
         if status in (Status.COMPLETE, Status.FAILED) and await self.redis.getdel(
             self.keys.rerun(job.key)
         ):
             await self.resubmit(self.kind, job.key, job.kwargs or {})
+
+    async def _record_duration(self, job: Job) -> None:
+        """The successful attempt's time, from its start to its finish, into the histogram."""
+        if not job.started or not job.completed:
+            return
+        seconds = max(0.0, (job.completed - job.started) / 1000)
+        key = self.keys.durations(self.kind)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hincrby(key, duration_field(seconds), 1)
+            pipe.hincrby(key, "count", 1)
+            pipe.hincrbyfloat(key, "sum", seconds)
+            await pipe.execute()
 
     async def _dead_letter(self, job: Job, error: str | None) -> None:
         kwargs = job.kwargs or {}

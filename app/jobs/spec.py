@@ -105,6 +105,23 @@ class JobKeys:
     def rerun(self, job_id: str) -> str:
         return f"{self.namespace}:jobs:rerun:{job_id}"
 
+    def durations(self, kind: str) -> str:
+        return f"{self.namespace}:jobs:duration:{kind}"
+
+
+# Upper bounds (seconds) of the job-duration histogram's buckets: from one embedding batch to a
+# full re-embed. Kept in Redis (per bucket, count, sum), so every process's jobs count, as the
+# other job figures do.
+DURATION_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800)
+
+
+def duration_field(seconds: float) -> str:
+    """The histogram field a duration counts in: its bucket's index, or "inf" past the last."""
+    for index, bound in enumerate(DURATION_BUCKETS):
+        if seconds <= bound:
+            return str(index)
+    return "inf"
+
 
 def summary(error: str | None) -> str | None:
     """The last line of a traceback (`ValueError: ...`), or the error as it is."""

@@ -73,6 +73,17 @@ def fixed_caller(caller: Caller) -> CallerResolver:
     return lambda _ctx: caller
 
 
+def refusing_caller(reason: str) -> CallerResolver:
+    """No caller at all: every tool call fails with the reason. A stdio server whose key does
+    not work serves like this, since a process that exits shows an MCP client only "Connection
+    closed", while a failed tool call shows the reason to the user and the model."""
+
+    def refuse(_ctx: Context[Any, Any]) -> Caller:
+        raise ToolError(reason)
+
+    return refuse
+
+
 def presented_key(headers: Mapping[str, str]) -> str | None:
     """The API key of a request's headers (Bearer first, then X-API-Key)."""
     scheme, _, token = headers.get("authorization", "").partition(" ")

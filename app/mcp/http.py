@@ -55,6 +55,16 @@ class KeyRequired:
         await self.inner(scope, receive, send)
 
 
+class LabelledRoute(Route):
+    """A Starlette route that names itself in the scope, as FastAPI's own routes do (FastAPI's
+    router leaves `scope["route"]` unset for other routes), so that metrics and the access log
+    label its requests with its path, not `unmatched`."""
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        scope["route"] = self
+        await super().handle(scope, receive, send)
+
+
 def mount_mcp(app: FastAPI) -> MCPServer:
     """Adds /mcp to the app. Stateless with JSON answers: any API replica can serve any request
     (no session to keep on one process). Every request carries an API key in a header, which a
@@ -71,7 +81,9 @@ def mount_mcp(app: FastAPI) -> MCPServer:
         if isinstance(route, Route) and route.path == PATH:
             guarded = KeyRequired(app, route.endpoint)
             app.router.routes.append(
-                Route(PATH, guarded, methods=route.methods, name="mcp", include_in_schema=False)
+                LabelledRoute(
+                    PATH, guarded, methods=route.methods, name="mcp", include_in_schema=False
+                )
             )
     return server
 

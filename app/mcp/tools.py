@@ -8,9 +8,10 @@ from urllib.parse import quote
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.types import ToolAnnotations
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, WithJsonSchema
 
 from app.mcp.caller import CallerResolver
+from app.models import IMPORTANCE_LEVELS
 
 READ_ONLY = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
 WRITES = ToolAnnotations(readOnlyHint=False, destructiveHint=False, openWorldHint=False)
@@ -25,7 +26,20 @@ SECTIONS = (
 
 MemoryId = Annotated[str, Field(description="The memory's id (a UUID).", max_length=100)]
 Tags = Annotated[list[str] | None, Field(description="Tags, e.g. ['project:engram', 'db'].")]
-Importance = Annotated[float | None, Field(description="0–1 (0.5 = normal).", ge=0, le=1)]
+# Checked by the API, as for REST: a number 0–1 or one of mnemory's levels.
+Importance = Annotated[
+    float | str | None,
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "number", "minimum": 0, "maximum": 1},
+                {"type": "string", "enum": list(IMPORTANCE_LEVELS)},
+                {"type": "null"},
+            ]
+        }
+    ),
+    Field(description="0–1, or low (0.1) / normal (0.4) / high (0.7) / critical (1.0)."),
+]
 MemoryTypeName = Annotated[
     str | None,
     Field(

@@ -17,6 +17,7 @@ from app.memories.windows import clear_windows_holding
 from app.models import to_iso, utc_now
 from app.scope import Scope
 from app.storage import Stores, erasure
+from app.webhooks.events import ERASED, emit_memories
 
 log = logging.getLogger(__name__)
 
@@ -91,9 +92,9 @@ async def _erase(
     await stores.vectors.delete(ids)
     report.vectors_deleted += len(ids)
     now = to_iso(utc_now())
-    report.erased += await erasure.erase_memories(
-        stores.graph, ids, [user_id], actor=actor, now=now
-    )
+    erased = await erasure.erase_memories(stores.graph, ids, [user_id], actor=actor, now=now)
+    report.erased += erased
+    await emit_memories(stores, user_id, ERASED, erased)
 
 
 async def _flush(stores: Stores) -> bool:

@@ -25,6 +25,7 @@ from app.storage import Stores
 from app.storage.idempotency import Claim
 from app.storage.mirror import vector_payload, vector_point
 from app.storage.sequences import link_sequences
+from app.webhooks.events import CREATED, DELETED, UPDATED, emit_memories
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +94,7 @@ async def store(
         resume=resume is not None,
     )
     memory = stored.memories.get(memory.id, memory)
+    await emit_memories(stores, scope.user_id, CREATED, [memory.id], agent_id=memory.agent_id)
     mirrored = bool(stored.mirrored)
     embedding = stored.embedding
     if data.embedding is not None and mirrored:
@@ -178,7 +180,7 @@ async def store_batch(
             raise BadRequest(f"Memory at index {index}: {exc.message}") from exc
     _reuse_ids(memories, resume)
     vectors = {m.id: item.embedding for m, item in zip(memories, items, strict=True)}
-    return await store_memories(
+    stored = await store_memories(
         stores=stores,
         scope=scope,
         actor=actor,
@@ -187,6 +189,8 @@ async def store_batch(
         claim=claim,
         resume=resume is not None,
     )
+    await emit_memories(stores, scope.user_id, CREATED, stored.ids, agent_id=scope.agent_id)
+    return stored
 
 
 async def store_memories(
@@ -284,6 +288,7 @@ async def update(
     if updated is None:
         raise Conflict(f"Memory {memory_id} was changed concurrently; read it again and retry")
     await mirror_update(stores, scope, updated, data.embedding, "content" in changes)
+    await emit_memories(stores, scope.user_id, UPDATED, [memory_id], version=updated.version)
     return updated
 
 
@@ -348,6 +353,7 @@ async def delete(*, stores: Stores, scope: Scope, actor: str, memory_id: str) ->
     if not deleted:
         raise MemoryNotFound(memory_id)
     await unmirror(stores, deleted)
+    await emit_memories(stores, scope.user_id, DELETED, deleted)
     return now
 
 
@@ -373,6 +379,7 @@ async def delete_by_tags(*, stores: Stores, scope: Scope, actor: str, tags: list
     while ids := await stores.graph.ids_by_tags(scope, tags, limit=DELETE_CHUNK):
         deleted = await windows.delete_turns(stores, scope, ids, actor=actor, now=to_iso(utc_now()))
         await unmirror(stores, deleted)
+        await emit_memories(stores, scope.user_id, DELETED, deleted)
         total += len(deleted)
         if not deleted:
             break

@@ -3,6 +3,7 @@
 from app.memories.service import DELETE_CHUNK, unmirror
 from app.models import to_iso, utc_now
 from app.storage import Stores, owner
+from app.webhooks.events import DELETED, emit_memories
 
 
 async def delete_all(stores: Stores, user_id: str, *, actor: str) -> int:
@@ -16,5 +17,6 @@ async def delete_all(stores: Stores, user_id: str, *, actor: str) -> int:
         if not deleted:
             break
         await unmirror(stores, deleted)
+        await emit_memories(stores, user_id, DELETED, deleted)
         total += len(deleted)
     return total

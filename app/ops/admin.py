@@ -1,9 +1,10 @@
 """Job status for clients, and the operator's repair endpoints (admin key)."""
 
 import asyncio
+import time
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Body, Path
+from fastapi import APIRouter, Body, Path, Query, Response
 from pydantic import BaseModel, Field
 
 from app.auth import resolve_scope
@@ -15,15 +16,20 @@ from app.deps import (
     LLMDep,
     PrincipalDep,
     RememberStatsDep,
+    SettingsDep,
     StoresDep,
     WorkerSlotsDep,
 )
-from app.errors import NotFound
+from app.errors import NotFound, ServiceUnavailable
 from app.jobs.kinds import REEMBED, SYNC, enrichment_enabled
+from app.jobs.queue import JobQueue
+from app.jobs.spec import JobStatus
 from app.ops.tasks import read_progress
-from app.storage import enrichment, schema
+from app.storage import Stores, enrichment, schema
 
 router = APIRouter(tags=["operations"])
+
+WAIT_POLL_S = 0.1  # how often a waiting POST /admin/reembed reads its job's state
 
 
 class KindStatus(BaseModel):
@@ -128,6 +134,23 @@ class ReembedRequest(BaseModel):
     )
 
 
+class ReembedComplete(BaseModel):
+    """AutoMem's answer to a re-embedding it finished, with the job that did it."""
+
+    status: Literal["complete"] = "complete"
+    processed: int = Field(description="Memories gone through.")
+    failed: int = Field(
+        0,
+        description="Memories that could not be embedded (always 0: a failed "
+        "batch fails the job, which is retried).",
+    )
+    total: int = Field(description="Memories to go through.")
+    batch_size: int = Field(description="Memories per embedding call.")
+    metadata_preserved: bool = Field(True, description="Only vectors change.")
+    embedded: int = Field(description="Memories given a new vector.")
+    job_id: str = Field(description="The job that did it: GET /admin/jobs/{job_id}.")
+
+
 class SyncRequest(BaseModel):
     repair: bool = Field(True, description="Repair the drift found (false: only report it).")
 
@@ -173,15 +196,75 @@ async def enrichment_status(
     )
 
 
-@router.post("/admin/reembed", status_code=202, response_model=JobAccepted)
+WaitQuery = Annotated[
+    bool | None,
+    Query(
+        description="true: wait for the job (up to ENGRAM_REEMBED_WAIT_S) and answer 200 with "
+        "its result; false: answer 202 at once; absent: wait when at most "
+        "ENGRAM_REEMBED_SYNC_MAX memories are to be re-embedded."
+    ),
+]
+
+
+@router.post(
+    "/admin/reembed",
+    status_code=202,
+    response_model=JobAccepted | ReembedComplete,
+    responses={200: {"model": ReembedComplete, "description": "Finished while the call waited."}},
+)
 async def reembed(
-    jobs: JobsDep, _: AdminDep, body: Annotated[ReembedRequest, Body()] = ReembedRequest()
-) -> JobAccepted:
+    jobs: JobsDep,
+    stores: StoresDep,
+    settings: SettingsDep,
+    response: Response,
+    _: AdminDep,
+    body: Annotated[ReembedRequest, Body()] = ReembedRequest(),
+    wait: WaitQuery = None,
+) -> JobAccepted | ReembedComplete:
     """Re-embeds every memory (or one user's, or the first `limit`) as a resumable job with
-    progress."""
+    progress. Answers 200 with AutoMem's body when it waited for the job to finish (see `wait`),
+    202 with the job otherwise (a job still running after the wait also carries on)."""
     key = [body.user_id or "*", str(body.limit or "all"), str(body.force)]
     enqueued = await jobs.enqueue(REEMBED, key, body.model_dump())
+    if wait is None:
+        wait = await _memories_to_reembed(stores, body) <= settings.reembed_sync_max
+    if wait:
+        finished = await _finished(jobs, enqueued.job_id, settings.reembed_wait_s)
+        if finished is not None:
+            response.status_code = 200
+            return _complete(finished, body.batch_size)
     return JobAccepted(job_id=enqueued.job_id, created=enqueued.created)
+
+
+async def _memories_to_reembed(stores: Stores, body: ReembedRequest) -> int:
+    total = await stores.graph.count_memories(body.user_id)
+    return min(total, body.limit) if body.limit else total
+
+
+async def _finished(jobs: JobQueue, job_id: str, wait_s: float) -> JobStatus | None:
+    """The job once it is done, or None if it is still queued or running after `wait_s`. A job
+    that gave up is a 503 (AutoMem's answer when it cannot embed), with its error."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        status = await jobs.status(job_id)
+        if status.state == "done":
+            return status
+        if status.state == "dead":
+            raise ServiceUnavailable(f"Re-embedding failed ({job_id}): {status.error}")
+        if time.monotonic() >= deadline:
+            return None
+        await asyncio.sleep(WAIT_POLL_S)
+
+
+def _complete(finished: JobStatus, batch_size: int) -> ReembedComplete:
+    result = finished.result or {}
+    return ReembedComplete(
+        processed=result.get("done", 0),
+        total=result.get("total", 0),
+        batch_size=batch_size,
+        embedded=result.get("embedded", 0),
+        job_id=finished.job_id,
+    )
 
 
 @router.post("/admin/sync", status_code=202, response_model=JobAccepted)

@@ -14,7 +14,12 @@ from typing import Any, TypeVar
 from fastapi import APIRouter
 from fastapi.responses import Response
 from prometheus_client import REGISTRY, CollectorRegistry, generate_latest
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.core import (
+    CounterMetricFamily,
+    GaugeMetricFamily,
+    HistogramMetricFamily,
+    Metric,
+)
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from prometheus_client.registry import Collector
 
@@ -44,6 +49,7 @@ class Snapshot:
     """What one scrape read; None where the read failed."""
 
     jobs: dict[str, dict[str, Any]] | None = None
+    job_durations: dict[str, dict[str, Any]] | None = None
     stores: dict[str, str] = field(default_factory=dict)
     embedder: dict[str, Any] = field(default_factory=dict)
     llm: dict[str, Any] | None = None
@@ -57,6 +63,7 @@ class SnapshotCollector(Collector):
 
     def collect(self) -> Iterator[Metric]:
         yield from _jobs(self.snapshot.jobs)
+        yield from _job_durations(self.snapshot.job_durations)
         yield from _stores(self.snapshot)
         yield from _llm(self.snapshot.llm)
         for name, value, text in (
@@ -86,6 +93,21 @@ def _jobs(jobs: dict[str, dict[str, Any]] | None) -> Iterator[Metric]:
     for kind, stats in jobs.items():
         age.add_metric([kind], stats["oldest_pending_age_s"] or 0.0)
     yield age
+
+
+def _job_durations(durations: dict[str, dict[str, Any]] | None) -> Iterator[Metric]:
+    """How long successful job attempts took, per kind (`kind="remember"`: /remember's
+    extraction, from the job's start to its result)."""
+    if durations is None:
+        return
+    histogram = HistogramMetricFamily(
+        "engram_job_duration_seconds",
+        "Time of successful job attempts, by kind (all processes: kept in the queue's Redis).",
+        labels=["kind"],
+    )
+    for kind, figures in durations.items():
+        histogram.add_metric([kind], figures["buckets"], figures["sum"])
+    yield histogram
 
 
 def _stores(snapshot: Snapshot) -> Iterator[Metric]:
@@ -138,6 +160,7 @@ async def read_snapshot(
     )
     if graph_up:
         snapshot.jobs = await _quietly(jobs.stats(), "job queues")
+        snapshot.job_durations = await _quietly(jobs.durations(), "job durations")
         snapshot.memories = await _quietly(stores.graph.count_memories(None), "memory count")
     if vectors_up:
         snapshot.vectors = await _quietly(stores.vectors.count(None), "vector count")

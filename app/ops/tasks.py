@@ -48,12 +48,9 @@ async def reembed_job(ctx: JobContext) -> dict[str, Any]:
     page_size = int(ctx.payload.get("batch_size") or REEMBED_PAGE)
     force = bool(ctx.payload.get("force", True))
     key = progress_key(deps.jobs.namespace, ctx.job_id)
-    progress = json.loads(await ctx.redis.get(key) or "null") or {
-        "after": "",
-        "embedded": 0,
-        "done": 0,
-        "unit": "memories re-embedded",
-    }
+    progress = json.loads(await ctx.redis.get(key) or "null")
+    if progress is None or progress.get("state") == "done":  # a finished run is not resumed
+        progress = {"after": "", "embedded": 0, "done": 0, "unit": "memories re-embedded"}
     total = await deps.stores.graph.count_memories(user_id)
     progress["total"] = min(total, limit) if limit else total
     while progress["done"] < progress["total"] and (

@@ -24,6 +24,7 @@ from app.remember.pipeline import Conversation, RememberDeps, remember
 from app.remember.transcript import TranscriptOptions, keep_turns
 from app.scope import Scope
 from app.storage import Stores, sessions
+from app.webhooks.events import announce_remember
 
 RETENTION_PAGE = 200
 
@@ -120,7 +121,9 @@ async def remember_job(ctx: JobContext) -> dict[str, Any]:
         delay_s=deps.settings.session_idle_seconds,
     )
     outcome.elapsed_ms = round((time.perf_counter() - started) * 1000, 2)
-    return outcome.as_dict()
+    result = outcome.as_dict()
+    await announce_remember(deps.stores, talk.user_id, ctx.job_id, talk.session_id, result)
+    return result
 
 
 async def consolidate_job(ctx: JobContext) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from app.jobs.kinds import (
     REEMBED,
     REMEMBER,
     SYNC,
+    WEBHOOK,
     WINDOWS,
 )
 from app.jobs.spec import JobKind, RetryPolicy
@@ -22,6 +23,7 @@ from app.memories.tasks import embed_job
 from app.memories.windows import windows_job
 from app.ops.tasks import reembed_job, sync_job
 from app.remember.tasks import consolidate_job, raw_retention_job, remember_job
+from app.webhooks.delivery import webhook_job
 
 HOUR = 3600
 
@@ -50,6 +52,9 @@ def job_kinds(settings: Settings) -> dict[str, JobKind]:
     kinds[LIFECYCLE] = JobKind(
         lifecycle_job, retry=retry, timeout_s=6 * HOUR, heartbeat_s=beat, concurrency=1
     )
+    # An attempt is one POST, bounded by WEBHOOK_TIMEOUT_S.
+    webhook_timeout = int(settings.webhook_timeout_s) + 30
+    kinds[WEBHOOK] = JobKind(webhook_job, retry=retry, timeout_s=webhook_timeout, heartbeat_s=beat)
     if settings.enrichment_enabled:
         kinds[ENRICH] = JobKind(enrich_job, retry=retry, timeout_s=600, heartbeat_s=beat)
     return kinds

@@ -147,6 +147,18 @@ async def test_bad_arguments_are_named(base_url: str):
         assert "importance" in message
 
 
+async def test_importance_takes_the_rest_api_s_levels(base_url: str):
+    async with mcp_session(base_url, bearer(ALICE_KEY)) as session:
+        stored = await call(session, "store", content="Backups run nightly", importance="high")
+        assert stored["importance"] == 0.7
+        memory_id = stored["memory_id"]
+        updated = await call(session, "update", memory_id=memory_id, importance="Critical")
+        assert updated["importance"] == 1.0
+        message = await failure(session, "update", memory_id=memory_id, importance="urgent")
+        assert "bad_request: Invalid 'importance'" in message
+        assert "low, normal, high, critical" in message
+
+
 async def test_resources_give_core_memories_and_one_memory(base_url: str):
     async with mcp_session(base_url, bearer(ALICE_KEY)) as session:
         pinned = await call(session, "store", content="My name is Alice", type="Fact", pinned=True)

@@ -1,8 +1,8 @@
 """`python -m app.mcp_stdio` (`engram mcp`) over stdio, driven by the MCP SDK's stdio client."""
 
+import hashlib
 import json
 import os
-import subprocess
 import sys
 import uuid
 from pathlib import Path
@@ -57,16 +57,22 @@ async def test_stdio_serves_the_tools_as_the_key_s_user(falkordb_url: str, tmp_p
         assert refused.is_error and "not_found" in refused.content[0].text
 
 
-def test_a_key_that_is_not_valid_stops_the_process_with_a_reason(falkordb_url: str, tmp_path: Path):
+async def test_a_key_that_is_not_valid_fails_each_tool_call_with_the_reason(
+    falkordb_url: str, tmp_path: Path
+):
     params = server_params(falkordb_url, tmp_path, "not-a-key", f"test_{uuid.uuid4().hex[:12]}")
-    done = subprocess.run(
-        [params.command, *params.args],
-        env=params.env,
-        cwd=params.cwd,
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-        timeout=120,
-    )
-    assert done.returncode == 2
-    assert "ENGRAM_API_KEY / ENGRAM_AGENT_ID: Invalid API key" in done.stderr
+    with (tmp_path / "stderr").open("w+") as errors:
+        async with (
+            stdio_client(params, errlog=errors) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()  # not "Connection closed": the client can show why
+            assert "store" in {tool.name for tool in (await session.list_tools()).tools}
+            refused = await session.call_tool("store", {"content": "anything"})
+            assert refused.is_error
+            reason = refused.content[0].text
+            assert "ENGRAM_API_KEY / ENGRAM_AGENT_ID: Invalid API key" in reason
+            key_id = hashlib.sha256(b"not-a-key").hexdigest()[:8]
+            assert key_id in reason and "not-a-key" not in reason
+        errors.seek(0)
+        assert "ENGRAM_API_KEY / ENGRAM_AGENT_ID: Invalid API key" in errors.read()

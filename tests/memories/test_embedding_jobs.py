@@ -232,7 +232,7 @@ async def test_reembed_all_reports_progress(falkordb_url: str, tmp_path: Path):
         items = [{"content": f"batch item {i}"} for i in range(40)]
         await client.post("/memory/batch", json={"memories": items}, headers=H)
         assert (await client.post("/admin/reembed", json={}, headers=H)).status_code == 403
-        accepted = (await client.post("/admin/reembed", json={}, headers=ADMIN)).json()
+        accepted = (await client.post("/admin/reembed?wait=false", json={}, headers=ADMIN)).json()
         report = await job_done(client, accepted["job_id"])
         assert report["state"] == "done"
         assert report["progress"]["embedded"] == 40 and report["progress"]["total"] == 40

@@ -1,6 +1,7 @@
 """GET /metrics: what Engram records as it works and what each scrape reads, in Prometheus's
 text format."""
 
+import asyncio
 import json
 import re
 import uuid
@@ -122,3 +123,44 @@ async def test_the_sample_dashboard_queries_metrics_that_exist(app_client: httpx
         n for n in sorted(queried) if n not in families and suffixes.sub("", n) not in families
     ]
     assert missing == []
+
+
+async def test_mcp_requests_are_labelled_with_their_route(app_client: httpx.AsyncClient):
+    before = await scrape(app_client)
+    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    accept = {"Accept": "application/json, text/event-stream"}
+    answered = await app_client.post("/mcp", json=ping, headers=auth(ALICE_KEY) | accept)
+    assert answered.status_code == 200
+    assert (await app_client.post("/mcp", json=ping, headers=accept)).status_code == 401
+    after = await scrape(app_client)
+    total = "engram_http_requests_total"
+    for status in ("200", "401"):
+        route = {"route": "/mcp", "method": "POST", "status": status}
+        assert value(after, total, **route) - value(before, total, **route) == 1
+
+
+async def test_remember_jobs_are_timed_in_a_histogram(falkordb_url: str, tmp_path: Path):
+    settings = test_settings(tmp_path, falkordb_url=falkordb_url, workers=1)
+    async with running_client(settings) as client:
+        before = await scrape(client)
+        turns = [{"role": "user", "content": "I live in Lisbon and I prefer green tea."}]
+        accepted = await client.post(
+            "/remember", json={"messages": turns, "session_id": "s1"}, headers=auth(ALICE_KEY)
+        )
+        assert accepted.status_code == 202
+        job_path = f"/remember/jobs/{accepted.json()['job_id']}"
+        for _ in range(300):
+            job = (await client.get(job_path, headers=auth(ALICE_KEY))).json()
+            if job["state"] == "done":
+                break
+            await asyncio.sleep(0.1)
+        assert job["state"] == "done", job
+        after = await scrape(client)
+    name = "engram_job_duration_seconds"
+    added = lambda suffix, **labels: (  # noqa: E731
+        value(after, f"{name}_{suffix}", kind="remember", **labels)
+        - value(before, f"{name}_{suffix}", kind="remember", **labels)
+    )
+    assert added("count") == 1 and 0 < added("sum") < 600
+    assert added("bucket", le="+Inf") == 1 and added("bucket", le="1800.0") == 1
+    assert (name + "_count", (("kind", "embed"),)) in after  # every kind has one

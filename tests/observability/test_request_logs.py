@@ -73,3 +73,21 @@ def test_the_format_is_switched_by_an_environment_variable(fmt: str):
         assert json.loads(line)["message"] == "hi"
     else:
         assert line.endswith("WARNING app [-]: hi")
+
+
+def test_the_mcp_transport_s_per_request_line_is_not_logged():
+    script = (
+        "import logging; from app.logs import configure_logging; configure_logging('info'); "
+        "logging.getLogger('mcp.server.streamable_http').info('Terminating session: None'); "
+        "logging.getLogger('mcp.server.streamable_http').warning('kept')"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PATH": ""},
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Terminating session" not in done.stderr and "kept" in done.stderr
