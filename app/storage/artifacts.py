@@ -78,6 +78,8 @@ class ArtifactStore(Protocol):
 
     def files(self) -> Iterator[StoredFile]: ...
 
+    def discard(self, owner: str, memory_id: str, name: str, *, memory_gone: bool) -> None: ...
+
     def url_secret(self) -> bytes: ...
 
 
@@ -170,6 +172,20 @@ class FileArtifacts:
             for memory in sorted(p for p in owner.iterdir() if p.is_dir()):
                 for path in sorted(memory.iterdir()):
                     yield StoredFile(owner.name, memory.name, path.name, path)
+
+    def discard(self, owner: str, memory_id: str, name: str, *, memory_gone: bool) -> None:
+        """Removes one file a sweep found (by its names as listed); with `memory_gone`, its
+        directories too once empty (a live memory's stays: an upload may be writing into it)."""
+        directory = self.root / owner / memory_id
+        if directory.parent.parent != self.root or "/" in name or name in ("", ".", ".."):
+            raise ValueError(f"not a file of this store: {owner}/{memory_id}/{name}")
+        (directory / name).unlink(missing_ok=True)
+        if memory_gone:
+            for empty in (directory, directory.parent):
+                try:
+                    empty.rmdir()
+                except OSError:  # not empty: other files or memories remain
+                    break
 
     def url_secret(self) -> bytes:
         """The key that signs download URLs: made at random on first use, kept in the root."""
