@@ -21,9 +21,10 @@ the others need a person):
 * missing_artifact / corrupt_artifact: a memory lists an artifact whose file is gone, or whose
   bytes no longer have its sha256; proposed: restore the file from a backup, or delete the
   artifact (DELETE /memory/{id}/artifacts/{aid});
-* orphan_artifact (admin runs over every user): an artifact file no live memory lists (its
-  memory was deleted by a path that leaves files, or a crash fell between writing the file and
-  listing it), older than ORPHAN_GRACE_S; safe fix: delete the file. This is the artifact GC.
+* orphan_artifact (admin runs over every user): an artifact file no memory lists, older than
+  ORPHAN_GRACE_S. Its memory gone (deleted by a path that leaves files): safe fix, delete the
+  file; this is the artifact GC. Its memory live (a crash between writing the file and listing
+  it, or a memory rebuilt by recover-from-vectors, which knows no artifacts): a person decides.
 
 A caller's fsck reads only what its scope may see (the admin key: one user, or everyone); at
 most FSCK_MAX_MEMORIES memories are read, in id order (`truncated` says when more exist).
@@ -335,15 +336,15 @@ async def orphan_artifacts(stores: Stores) -> list[Finding]:
         known = owner_dir(owner) == file.owner and file.name in {a.id for a in artifacts}
         if known or await asyncio.to_thread(file.age_s) < ORPHAN_GRACE_S:
             continue
-        state = "live" if file.memory_id in live else "gone"
+        gone = file.memory_id not in live
         findings.append(
             Finding(
                 "orphan_artifact",
                 [file.memory_id],
-                f"a file no memory lists (memory {state}): {file.owner}/{file.memory_id}/"
-                f"{file.name}",
-                "delete the file",
-                True,
+                f"a file no memory lists (memory {'gone' if gone else 'live'}): "
+                f"{file.owner}/{file.memory_id}/{file.name}",
+                "delete the file" if gone else "attach it again, or delete the file",
+                gone,
             )
         )
     return findings

@@ -9,6 +9,7 @@ erasing it does too.
 
 import asyncio
 import hashlib
+import random
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -34,7 +35,8 @@ from app.storage.artifacts import ArtifactStore, TooLarge
 from app.storage.records import new_id
 
 MAX_PER_MEMORY = 100
-SWAP_ATTEMPTS = 5
+# Each round of compare-and-set has a winner: N uploads to one memory at once need N rounds.
+SWAP_ATTEMPTS = 20
 ADDED, REMOVED = "artifact_add", "artifact_delete"
 
 
@@ -196,6 +198,7 @@ async def _change(
                 now=to_iso(utc_now()),
             )
         except records.Changed:
+            await asyncio.sleep(random.uniform(0, 0.005))  # so the losers do not collide again
             continue
         return
     raise Conflict(f"The artifacts of memory {memory_id} kept changing; retry")
