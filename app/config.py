@@ -5,7 +5,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
@@ -244,6 +244,20 @@ class Settings(BaseSettings):
     cluster_window_days: float = Field(30.0, gt=0, validation_alias="CONSOLIDATION_CLUSTER_DAYS")
     fsck_max_memories: int = Field(5000, ge=1, validation_alias="FSCK_MAX_MEMORIES")
     fsck_max_llm_calls: int = Field(200, ge=0, validation_alias="FSCK_MAX_LLM_CALLS")
+
+    # Artifacts (files attached to a memory, app/memories/artifacts.py): the largest accepted, in
+    # bytes (mnemory's MAX_ARTIFACT_SIZE); how long a signed download URL lives by default; the
+    # key that signs those URLs (unset: a random key kept in data_dir/artifacts/.url-secret; set
+    # it when several processes with different data directories serve one deployment).
+    max_artifact_size: int = Field(
+        10 * 1024 * 1024,
+        ge=1,
+        validation_alias=AliasChoices("MAX_ARTIFACT_SIZE", "ENGRAM_MAX_ARTIFACT_SIZE"),
+    )
+    artifact_url_ttl_s: int = Field(
+        3600, ge=1, le=7 * 86_400, validation_alias="ENGRAM_ARTIFACT_URL_TTL_S"
+    )
+    artifact_url_secret: str | None = Field(None, validation_alias="ENGRAM_ARTIFACT_URL_SECRET")
 
     @field_validator("admin_key")
     @classmethod

@@ -7,6 +7,7 @@ AppError
   NotFound             -> 404  (MemoryNotFound)
   Conflict             -> 409  (stale expected_version)
   PayloadTooLarge      -> 413  (a /remember call over the size limits)
+  UnsupportedMediaType -> 415  (an artifact type off the allow-list)
   RateLimited          -> 429  (with Retry-After)
   StoreUnavailable     -> 503  (FalkorDB / Qdrant down)
   ServiceUnavailable   -> 503  (a feature switched off)
@@ -66,6 +67,11 @@ class ServiceUnavailable(AppError):
 class PayloadTooLarge(AppError):
     status_code = 413
     code = "payload_too_large"
+
+
+class UnsupportedMediaType(AppError):
+    status_code = 415
+    code = "unsupported_media_type"
 
 
 class RateLimited(AppError):

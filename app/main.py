@@ -15,6 +15,7 @@ from app.http_observe import ObserveRequests
 from app.lifecycle.router import router as lifecycle_router
 from app.mcp.http import mount_mcp
 from app.mcp.http import session_manager as mcp_session_manager
+from app.memories.artifacts_router import router as artifacts_router
 from app.memories.listing_router import router as listing_router
 from app.memories.router import router as memories_router
 from app.openapi import install_openapi, operation_id
@@ -96,6 +97,7 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     app.add_middleware(ObserveRequests, access_log=settings.access_log)  # outermost
     app.include_router(memories_router)
     app.include_router(listing_router)
+    app.include_router(artifacts_router)
     app.include_router(recall_router)
     app.include_router(core_router)
     app.include_router(relations_router)

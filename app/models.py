@@ -71,6 +71,17 @@ class Status(StrEnum):
     FAILED = "failed"
 
 
+class ArtifactMeta(BaseModel):
+    """A file attached to a memory (its bytes are kept beside the graph, app/storage/artifacts)."""
+
+    id: str = Field(description="The artifact's UUID.")
+    filename: str = Field(description="The file's name, sanitised (no path, no control chars).")
+    content_type: str = Field(description="Its media type, e.g. text/markdown or image/png.")
+    size: int = Field(description="Bytes.")
+    sha256: str = Field(description="Hex sha256 of the bytes (fsck checks the file against it).")
+    created_at: str = Field(description="When it was attached (UTC).")
+
+
 class Memory(BaseModel):
     """A memory as stored in the graph (the source of truth)."""
 
@@ -120,6 +131,7 @@ class Memory(BaseModel):
     # with the same slot are checked against each other for contradiction.
     slot: str | None = None
     content_hash: str
+    artifacts: list[ArtifactMeta] = Field(default_factory=list)
 
 
 def spoken_text(content: str, speaker: str | None, layer: str | None, role: str | None) -> str:
@@ -133,4 +145,6 @@ def spoken_text(content: str, speaker: str | None, layer: str | None, role: str 
 
 
 # Properties stored as JSON strings in the graph (FalkorDB properties cannot hold maps).
-JSON_PROPERTIES = ("labels", "metadata", "source")
+JSON_PROPERTIES = ("labels", "metadata", "source", "artifacts")
+# Of those, the ones left off a node while empty (most memories have no artifacts).
+SPARSE_PROPERTIES = ("artifacts",)

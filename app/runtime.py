@@ -44,6 +44,7 @@ from app.refusals import (
 from app.remember.pipeline import RememberConfig
 from app.remember.stats import ExtractionStats
 from app.storage import Stores
+from app.storage.artifacts import FileArtifacts
 from app.storage.falkordb_server import EmbeddedFalkorDB
 from app.storage.graph import GraphStore
 from app.storage.identity import Identity, check_identity, mark_verified, vector_store_identity
@@ -201,6 +202,7 @@ async def _start_runtime(settings: Settings, with_keyring: bool) -> Runtime:
         except StoreUnavailable:
             raise indexes_not_ready(settings.falkordb_index_wait_s) from None
         stores = Stores(graph, vectors=None)  # type: ignore[arg-type]
+        stores.artifacts = FileArtifacts(settings.data_dir / "artifacts")
         embedder = _embedder(settings)
         opened.append(embedder)
         await _warm_up(embedder)

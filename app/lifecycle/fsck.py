@@ -17,13 +17,21 @@ the others need a person):
 * missing_vector: marked embedded, but its point or dense vector is missing; safe fix: embed
   it again;
 * orphan_vector (admin runs over every user): a point whose memory does not exist; safe fix:
-  delete the point.
+  delete the point;
+* missing_artifact / corrupt_artifact: a memory lists an artifact whose file is gone, or whose
+  bytes no longer have its sha256; proposed: restore the file from a backup, or delete the
+  artifact (DELETE /memory/{id}/artifacts/{aid});
+* orphan_artifact (admin runs over every user): an artifact file no memory lists, older than
+  ORPHAN_GRACE_S. Its memory gone (deleted by a path that leaves files): safe fix, delete the
+  file; this is the artifact GC. Its memory live (a crash between writing the file and listing
+  it, or a memory rebuilt by recover-from-vectors, which knows no artifacts): a person decides.
 
 A caller's fsck reads only what its scope may see (the admin key: one user, or everyone); at
 most FSCK_MAX_MEMORIES memories are read, in id order (`truncated` says when more exist).
 Archiving is a revision (actor `engram:fsck`), restorable by PATCH {"archived": false}.
 """
 
+import asyncio
 import json
 import re
 from collections import defaultdict
@@ -39,15 +47,18 @@ from app.lifecycle.decay import mirror_payloads
 from app.lifecycle.fsck_llm import confirm
 from app.models import Memory, to_iso
 from app.scope import Scope
-from app.storage import Stores
+from app.storage import Stores, artifact_records
 from app.storage import fsck as store
 from app.storage import lifecycle as lifecycle_store
+from app.storage.artifacts import ArtifactStore, StoredFile, owner_dir
 from app.storage.records import properties_to_dict
 
 ACTOR = "engram:fsck"
 PAGE = 1000
 VECTOR_BATCH = 256
 MAX_LISTED = 200  # findings listed per report (counts are always complete)
+# An upload writes its file before listing it: a younger unlisted file may be one in flight.
+ORPHAN_GRACE_S = 3600.0
 
 # Text that addresses a model rather than recording a memory.
 INJECTION_PATTERNS = [
@@ -280,6 +291,65 @@ async def orphan_vectors(stores: Stores) -> list[Finding]:
     ]
 
 
+async def artifact_files(stores: Stores, memories: list[Stored]) -> list[Finding]:
+    """Each listed artifact's file: there, and with the sha256 its metadata records."""
+    files = stores.artifacts
+    if files is None:
+        return []
+    findings = []
+    for m in memories:
+        listed = m.props.get("artifacts")
+        if m.invalid is not None or not isinstance(listed, list):
+            continue
+        for artifact in listed:
+            found = await asyncio.to_thread(
+                files.digest, m.props["user_id"], m.props["id"], artifact["id"]
+            )
+            if found == artifact["sha256"]:
+                continue
+            kind = "missing_artifact" if found is None else "corrupt_artifact"
+            problem = "its file is missing" if found is None else "its file's sha256 differs"
+            findings.append(
+                Finding(
+                    kind,
+                    [m.props["id"]],
+                    f"artifact {artifact['id']} ({artifact.get('filename')}): {problem}",
+                    "restore the file from a backup, or delete the artifact",
+                    False,
+                )
+            )
+    return findings
+
+
+async def orphan_artifacts(stores: Stores) -> list[Finding]:
+    files = stores.artifacts
+    if files is None:
+        return []
+    on_disk: list[StoredFile] = await asyncio.to_thread(lambda: list(files.files()))
+    listed = await artifact_records.of_memories(
+        stores.graph, sorted({f.memory_id for f in on_disk})
+    )
+    live = await stores.graph.existing_ids(sorted({f.memory_id for f in on_disk}))
+    findings = []
+    for file in on_disk:
+        owner, artifacts = listed.get(file.memory_id, ("", []))
+        known = owner_dir(owner) == file.owner and file.name in {a.id for a in artifacts}
+        if known or await asyncio.to_thread(file.age_s) < ORPHAN_GRACE_S:
+            continue
+        gone = file.memory_id not in live
+        findings.append(
+            Finding(
+                "orphan_artifact",
+                [file.memory_id],
+                f"a file no memory lists (memory {'gone' if gone else 'live'}): "
+                f"{file.owner}/{file.memory_id}/{file.name}",
+                "delete the file" if gone else "attach it again, or delete the file",
+                gone,
+            )
+        )
+    return findings
+
+
 async def run_fsck(
     deps: Any,
     *,
@@ -301,9 +371,10 @@ async def run_fsck(
         + injections(memories)
         + await dangling_references(stores, memories)
         + await missing_vectors(stores, memories)
+        + await artifact_files(stores, memories)
     )
     if scope is None and user_id is None:
-        findings += await orphan_vectors(stores)
+        findings += await orphan_vectors(stores) + await orphan_artifacts(stores)
     calls = 0
     if llm_calls and getattr(deps, "llm", None) is not None:
         contents = {m.props["id"]: str(m.props.get("content", "")) for m in memories}
@@ -332,7 +403,7 @@ async def repair(
     """Applies the safe fixes; marks each finding repaired."""
     stores: Stores = deps.stores
     stamp = to_iso(now)
-    archive, clear, embed, points = [], [], [], []
+    archive, clear, embed, points, files = [], [], [], [], []
     for f in findings:
         if not f.safe:
             continue
@@ -347,6 +418,8 @@ async def repair(
             embed.append({"id": f.ids[0], "user_id": props[f.ids[0]]["user_id"]})
         elif f.type == "orphan_vector":
             points += f.ids
+        elif f.type == "orphan_artifact":
+            files.append(f.detail)
         f.applied = True
     rows = [
         {
@@ -370,3 +443,13 @@ async def repair(
                 await enqueue_embedding(stores.jobs, owner, chunk)
     if points:
         await stores.vectors.delete(points)
+    if files and stores.artifacts is not None:
+        await asyncio.to_thread(_discard, stores.artifacts, files)
+
+
+def _discard(files: ArtifactStore, details: list[str]) -> None:
+    """Deletes the orphan files the findings name (their detail ends with the file's path)."""
+    for detail in details:
+        memory_state, _, where = detail.partition(": ")
+        owner, memory_id, name = where.split("/")
+        files.discard(owner, memory_id, name, memory_gone=memory_state.endswith("gone)"))

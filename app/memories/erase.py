@@ -5,14 +5,17 @@ derived, leaving tombstones of ids, times, actor and content hash, and audit eve
 After a user's erasure the FalkorDB server is asked to rewrite its append-only file and the
 vector shard to merge its segments, so the content also leaves the files on disk at once (both
 are heavy, so a single memory's erasure leaves that to the stores' next rewrite and merge).
-Backups taken before still hold it: docs/operations.md says how long to keep them.
+Artifact files of the erased memories are deleted from disk with them. Backups taken before still
+hold it all: docs/operations.md says how long to keep them.
 """
 
+import asyncio
 import logging
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from app.errors import MemoryNotFound
+from app.memories import artifacts
 from app.memories.windows import clear_windows_holding
 from app.models import to_iso, utc_now
 from app.scope import Scope
@@ -67,6 +70,8 @@ async def erase_user(stores: Stores, user_id: str, *, actor: str) -> ErasureRepo
     report.other_nodes_deleted = await erasure.erase_user_leftovers(
         stores.graph, user_id, actor=actor, now=now, count=len(ids)
     )
+    if stores.artifacts is not None:  # files whose memory id the graph no longer knew
+        await asyncio.to_thread(stores.artifacts.remove_user, user_id)
     report.log_rewritten = await _flush(stores)
     return report
 
@@ -95,6 +100,7 @@ async def _erase(
     erased = await erasure.erase_memories(stores.graph, ids, [user_id], actor=actor, now=now)
     report.erased += erased
     await emit_memories(stores, user_id, ERASED, erased)
+    await artifacts.remove_files(stores, user_id, ids)
 
 
 async def _flush(stores: Stores) -> bool:

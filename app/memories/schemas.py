@@ -19,7 +19,7 @@ from app.memories.fields import (
     TtlDays,
     TypeName,
 )
-from app.models import Layer, Memory, MemoryType, Role, Status
+from app.models import ArtifactMeta, Layer, Memory, MemoryType, Role, Status
 
 MAX_BATCH = 500
 
@@ -154,6 +154,9 @@ class MemoryOut(BaseModel):
     derived_from: list[str] = Field(
         default_factory=list, description="Consolidated layer: the raw memories it came from."
     )
+    artifacts: list[ArtifactMeta] = Field(
+        default_factory=list, description="Files attached (POST /memory/{id}/artifacts)."
+    )
 
 
 class StoreResponse(BaseModel):
@@ -227,13 +230,24 @@ class DeleteByTagResponse(BaseModel):
 
 
 class HistoryEvent(BaseModel):
-    action: Literal["create", "update", "delete", "erase", "import", "recover"] = Field(
-        description="What happened (erase: the content was removed everywhere)."
+    action: Literal[
+        "create",
+        "update",
+        "delete",
+        "erase",
+        "import",
+        "recover",
+        "artifact_add",
+        "artifact_delete",
+    ] = Field(
+        description="What happened (erase: the content was removed everywhere; artifact_*: a "
+        "file attached or removed, the memory's version unchanged)."
     )
     version: int = Field(description="The version it produced (delete: the last version).")
     actor: str = Field(description="Who did it.")
     at: str = Field(description="When (UTC).")
     fields: list[str] | None = Field(None, description="Fields an update changed.")
+    artifact_id: str | None = Field(None, description="artifact_*: the artifact.")
 
 
 class HistoryResponse(BaseModel):

@@ -13,7 +13,7 @@ from typing import Any
 
 from app.errors import BadRequest, Conflict, MemoryNotFound
 from app.jobs.kinds import batches, enqueue_embedding, enqueue_enrichment, enrichment_enabled
-from app.memories import sequence, windows
+from app.memories import artifacts, sequence, windows
 from app.memories.archive import archive_changes
 from app.memories.build import build_memory, check_validity, expiry
 from app.memories.derive import content_hash, tag_prefixes
@@ -354,6 +354,7 @@ async def delete(*, stores: Stores, scope: Scope, actor: str, memory_id: str) ->
         raise MemoryNotFound(memory_id)
     await unmirror(stores, deleted)
     await emit_memories(stores, scope.user_id, DELETED, deleted)
+    await artifacts.remove_files(stores, scope.user_id, deleted)
     return now
 
 
@@ -380,6 +381,7 @@ async def delete_by_tags(*, stores: Stores, scope: Scope, actor: str, tags: list
         deleted = await windows.delete_turns(stores, scope, ids, actor=actor, now=to_iso(utc_now()))
         await unmirror(stores, deleted)
         await emit_memories(stores, scope.user_id, DELETED, deleted)
+        await artifacts.remove_files(stores, scope.user_id, deleted)
         total += len(deleted)
         if not deleted:
             break

@@ -4,7 +4,10 @@ Parts are JSON Lines: `falkordb/nodes.jsonl` and `falkordb/relationships.jsonl` 
 app.storage.snapshot), `falkordb/memory_digests.jsonl` (`{id, sha256}`: each memory's
 properties, hashed canonically, for proving a restore) and, when vectors are included,
 `qdrant/vectors.jsonl` (`{id, content_hash, dense}`: the dense vector as base64 float32
-little-endian, and the content it was made from). The manifest names the format version, the
+little-endian, and the content it was made from) and, when any memory has files attached,
+`artifacts/files.jsonl` (`{user_id, memory_id, id, sha256, content_base64}`, one artifact a
+line; a backup made before artifacts existed has no such part and restores as before). The
+manifest names the format version, the
 schema level (applied migrations), the embedding model and dimension, counts per kind, and each
 part's sha256, size and record count.
 """
@@ -29,6 +32,7 @@ NODES = "falkordb/nodes.jsonl"
 RELATIONSHIPS = "falkordb/relationships.jsonl"
 DIGESTS = "falkordb/memory_digests.jsonl"
 VECTORS = "qdrant/vectors.jsonl"
+ARTIFACTS = "artifacts/files.jsonl"
 GRAPH_PARTS = (NODES, RELATIONSHIPS, DIGESTS)
 CHUNK = 1 << 20
 
@@ -127,7 +131,7 @@ def _read_manifest(tar: tarfile.TarFile) -> dict[str, Any]:
     parts = manifest.get("parts")
     if not isinstance(parts, dict) or not set(GRAPH_PARTS) <= set(parts):
         raise BadRequest("The backup's manifest does not list the graph's parts")
-    if not set(parts) <= {*GRAPH_PARTS, VECTORS}:
+    if not set(parts) <= {*GRAPH_PARTS, VECTORS, ARTIFACTS}:
         raise BadRequest(f"The backup's manifest lists unknown parts: {sorted(parts)}")
     return manifest
 

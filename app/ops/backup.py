@@ -5,10 +5,13 @@ acknowledged write is wholly in it or wholly out of it; the copy is then read at
 while the service goes on, and deleted. Vectors are read after the copy: each is stored with
 the content hash it was made from, and a restore uses it only for a memory whose content in
 the snapshot has that hash (otherwise the memory is embedded again), so a vector never
-stands for other content than the one restored.
+stands for other content than the one restored. Artifact files are read after the copy too:
+a file is never changed once written, so each is the one its memory in the snapshot lists,
+unless it was deleted since (then it is left out and counted as `artifacts_missing`).
 """
 
 import asyncio
+import base64
 import uuid
 from dataclasses import dataclass
 from importlib import metadata
@@ -20,7 +23,7 @@ from app.errors import BadRequest
 from app.models import to_iso, utc_now
 from app.ops import archive
 from app.ops.write_gate import WriteGate
-from app.storage import Stores, snapshot
+from app.storage import Stores, artifact_records, snapshot
 from app.storage.graph import GraphStore
 
 INCLUDABLE = ("falkordb", "qdrant")
@@ -65,6 +68,7 @@ async def _write_parts(
     parts = {name: archive.PartWriter.open(root, name) for name in archive.GRAPH_PARTS}
     if with_vectors:
         parts[archive.VECTORS] = archive.PartWriter.open(root, archive.VECTORS)
+    files = Artifacts(archive.PartWriter.open(root, archive.ARTIFACTS))
     migrations: list[str] = []
     async for nodes in snapshot.iter_nodes(copy):
         await asyncio.to_thread(parts[archive.NODES].write, nodes)
@@ -74,12 +78,18 @@ async def _write_parts(
         await asyncio.to_thread(parts[archive.DIGESTS].write, digests)
         if with_vectors and memories:
             await _write_vectors(source, [p["id"] for p in memories], parts[archive.VECTORS])
+        await _write_artifacts(source.stores, memories, files)
     async for edges in snapshot.iter_edges(copy):
         await asyncio.to_thread(parts[archive.RELATIONSHIPS].write, edges)
     counts: dict[str, Any] = {**await snapshot.counts(copy)}
     counts["memories"] = parts[archive.DIGESTS].records
     if with_vectors:
         counts["vectors"] = parts[archive.VECTORS].records
+    if files.part.records or files.missing:
+        parts[archive.ARTIFACTS] = files.part
+        counts["artifacts"], counts["artifacts_missing"] = files.part.records, files.missing
+    else:
+        files.part.close()
     return {
         "counts": counts,
         "schema": {"migrations": sorted(migrations)},
@@ -100,6 +110,34 @@ async def _write_vectors(source: BackupSource, ids: list[str], part: archive.Par
             if record.dense is not None
         ]
         await asyncio.to_thread(part.write, lines)
+
+
+@dataclass
+class Artifacts:
+    part: archive.PartWriter
+    missing: int = 0
+
+
+async def _write_artifacts(stores: Stores, memories: list[dict[str, Any]], out: Artifacts) -> None:
+    """One line per artifact the memories list, with its bytes (one file in memory at a time)."""
+    if stores.artifacts is None:
+        return
+    for props in memories:
+        for meta in artifact_records.parse(props.get("artifacts")):
+            path = stores.artifacts.path(props["user_id"], props["id"], meta.id)
+            try:
+                data = await asyncio.to_thread(path.read_bytes)
+            except FileNotFoundError:
+                out.missing += 1
+                continue
+            line = {
+                "user_id": props["user_id"],
+                "memory_id": props["id"],
+                "id": meta.id,
+                "sha256": meta.sha256,
+                "content_base64": base64.b64encode(data).decode(),
+            }
+            await asyncio.to_thread(out.part.write, [line])
 
 
 def _describe(source: BackupSource, started_at: str, include: tuple[str, ...]) -> dict[str, Any]:

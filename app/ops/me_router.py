@@ -56,7 +56,7 @@ async def export_my_memories(user_id: UserIdDep, stores: StoresDep) -> Streaming
     """Every live memory of yours (any agent's) as JSON Lines with its revisions, links and
     entity mentions: the format of /admin/export, which /admin/import reads back."""
     return StreamingResponse(
-        export_lines(stores.graph, user_id),
+        export_lines(stores.graph, user_id, stores.artifacts),
         media_type="application/x-ndjson",
         headers={"Content-Disposition": 'attachment; filename="engram-export.jsonl"'},
     )

@@ -7,12 +7,20 @@ AutoMem memory imports too: a line `{"format": "automem", "memory": <AutoMem's M
 properties>, "links": [...]}` (what `engram import` makes of AutoMem's backup files), or a
 bare AutoMem memory object; its fields are mapped like a POST /memory from an AutoMem client.
 
+A memory with files attached is followed by one line per artifact: `{"format": "engram-export",
+"version": 1, "artifact": {memory_id, id, sha256, content_base64}}` (up to MAX_ARTIFACT_LINE
+bytes; files older exports lack import as before). An imported memory keeps only the artifacts
+whose line the file holds; each is checked against its sha256 before anything is written.
+
 Import keeps ids, skips a memory whose id exists or whose owner already has the same content
 (by content hash), checks every line before it writes any, and queues the imported memories
 for embedding. Links are made once every memory of the file is in; a link whose other end is
 missing (or belongs to another user) is counted as unresolved.
 """
 
+import asyncio
+import base64
+import hashlib
 import json
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -32,6 +40,7 @@ from app.memories.tasks import EmbedDeps
 from app.models import Memory, Status, to_iso, utc_now
 from app.scope import Scope
 from app.storage import portable
+from app.storage.artifacts import ArtifactStore
 from app.storage.graph import GraphStore
 from app.storage.mirror import vector_point
 from app.storage.records import memory_to_properties
@@ -41,14 +50,21 @@ VERSION = 1
 AUTOMEM = "automem"
 PAGE = 256
 MAX_LINE = 4 << 20
+# An artifact line holds its file in base64: room for a 48 MB file.
+MAX_ARTIFACT_LINE = 64 << 20
+ARTIFACT_LINE = json.dumps({"format": FORMAT, "version": VERSION, "artifact": None})
+ARTIFACT_PREFIX = ARTIFACT_LINE.removesuffix("null}").encode()
 SCALARS = (str, int, float, bool)
 
 
 # --------------------------------------------------------------------------- export
 
 
-async def export_lines(graph: GraphStore, user_id: str | None) -> AsyncIterator[bytes]:
-    """Every live memory (of one user, or all) as a JSON line, in id order."""
+async def export_lines(
+    graph: GraphStore, user_id: str | None, files: ArtifactStore | None = None
+) -> AsyncIterator[bytes]:
+    """Every live memory (of one user, or all) as a JSON line, in id order, each page followed
+    by the lines of its memories' artifacts (with `files`)."""
     after = ""
     while page := await graph.page_of_memories(after=after, limit=PAGE, user_id=user_id):
         ids = [m.id for m in page]
@@ -70,7 +86,27 @@ async def export_lines(graph: GraphStore, user_id: str | None) -> AsyncIterator[
             for m in page
         ]
         yield ("\n".join(lines) + "\n").encode()
+        if files is not None:
+            for memory in page:
+                async for line in _artifact_lines(files, memory):
+                    yield line
         after = page[-1].id
+
+
+async def _artifact_lines(files: ArtifactStore, memory: Memory) -> AsyncIterator[bytes]:
+    for meta in memory.artifacts:
+        try:
+            data = await asyncio.to_thread(files.read, memory.user_id, memory.id, meta.id)
+        except FileNotFoundError:  # fsck reports it; the import drops what has no line
+            continue
+        artifact = {
+            "memory_id": memory.id,
+            "id": meta.id,
+            "sha256": meta.sha256,
+            "content_base64": base64.b64encode(data).decode(),
+        }
+        line = {"format": FORMAT, "version": VERSION, "artifact": artifact}
+        yield (json.dumps(line) + "\n").encode()
 
 
 # --------------------------------------------------------------------------- import
@@ -95,30 +131,68 @@ class ImportReport:
     unresolved_links: int = 0
     entity_mentions: int = 0
     queued_for_embedding: int = 0
+    artifacts: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
-def read_items(path: Path, user_id: str | None, actor: str) -> Iterator[list[ImportItem]]:
-    """The file's memories, a page at a time; a bad line is a BadRequest naming it."""
+Listed = tuple[str, set[str]]  # an imported memory's owner and artifact ids
+
+
+def _listed(memory: Memory) -> Listed:
+    return memory.user_id, {a.id for a in memory.artifacts}
+
+
+@dataclass
+class ArtifactLine:
+    memory_id: str
+    id: str
+    data: bytes
+
+
+def read_items(
+    path: Path, user_id: str | None, actor: str, artifacts: set[tuple[str, str]] | None = None
+) -> Iterator[list[ImportItem]]:
+    """The file's memories, a page at a time; a bad line is a BadRequest naming it. The
+    (memory id, artifact id) of each artifact line go to `artifacts`."""
     now = utc_now()
     items: list[ImportItem] = []
+    for parsed in _lines(path, user_id, actor, now):
+        if isinstance(parsed, ArtifactLine):
+            if artifacts is not None:
+                artifacts.add((parsed.memory_id, parsed.id))
+            continue
+        items.append(parsed)
+        if len(items) >= PAGE:
+            yield items
+            items = []
+    if items:
+        yield items
+
+
+def read_artifacts(path: Path) -> Iterator[ArtifactLine]:
+    """The file's artifact lines (checked as read_items checks them)."""
+    for parsed in _lines(path, "-", "-", utc_now()):
+        if isinstance(parsed, ArtifactLine):
+            yield parsed
+
+
+def _lines(
+    path: Path, user_id: str | None, actor: str, now: datetime
+) -> Iterator["ImportItem | ArtifactLine"]:
     with path.open("rb") as handle:
         for number, raw in enumerate(handle, start=1):
             if not raw.strip():
                 continue
-            if len(raw) > MAX_LINE:
-                raise BadRequest(f"Line {number}: longer than {MAX_LINE} bytes")
+            limit = MAX_ARTIFACT_LINE if raw.startswith(ARTIFACT_PREFIX) else MAX_LINE
+            if len(raw) > limit:
+                raise BadRequest(f"Line {number}: longer than {limit} bytes")
             try:
-                items.append(parse_line(raw, user_id, actor, now))
+                parsed = parse_line(raw, user_id, actor, now)
             except (ValueError, ValidationError, TypeError, KeyError, BadRequest) as exc:
                 raise BadRequest(f"Line {number}: {_reason(exc)}") from exc
-            if len(items) >= PAGE:
-                yield items
-                items = []
-    if items:
-        yield items
+            yield parsed
 
 
 def _reason(exc: Exception) -> str:
@@ -131,7 +205,9 @@ def _reason(exc: Exception) -> str:
     return str(exc) or type(exc).__name__
 
 
-def parse_line(raw: bytes, user_id: str | None, actor: str, now: datetime) -> ImportItem:
+def parse_line(
+    raw: bytes, user_id: str | None, actor: str, now: datetime
+) -> ImportItem | ArtifactLine:
     try:
         record = json.loads(raw)
     except RecursionError:  # the parser's stack, not a rule of ours: no line needs such depth
@@ -141,6 +217,8 @@ def parse_line(raw: bytes, user_id: str | None, actor: str, now: datetime) -> Im
     if record.get("format") == FORMAT:
         if record.get("version") != VERSION:
             raise ValueError(f"export version {record.get('version')} is not supported")
+        if "artifact" in record:
+            return _artifact(record["artifact"])
         return _engram_item(record, user_id)
     body = record["memory"] if record.get("format") == AUTOMEM else record
     if not isinstance(body, dict) or "content" not in body:
@@ -162,6 +240,13 @@ def _engram_item(record: dict[str, Any], user_id: str | None) -> ImportItem:
     revisions = [_revision(memory, r) for r in record.get("revisions", [])]
     entities = [_entity(e) for e in record.get("entities", [])]
     return ImportItem(memory, revisions, _links(record.get("links", [])), entities)
+
+
+def _artifact(line: dict[str, Any]) -> ArtifactLine:
+    data = base64.b64decode(str(line["content_base64"]), validate=True)
+    if hashlib.sha256(data).hexdigest() != line["sha256"]:
+        raise ValueError(f"artifact {line['id']}: its content does not have its sha256")
+    return ArtifactLine(_uuid(str(line["memory_id"])), _uuid(str(line["id"])), data)
 
 
 def _entity(entity: dict[str, Any]) -> dict[str, Any]:
@@ -256,19 +341,39 @@ async def import_file(
 ) -> ImportReport:
     """Checks every line, then writes page by page; links last."""
     report = ImportReport()
-    for page in read_items(path, user_id, actor):
+    present: set[tuple[str, str]] = set()
+    for page in read_items(path, user_id, actor, present):
         report.lines += len(page)
     pending_links: list[dict[str, Any]] = []
     seen_hashes: set[tuple[str, str]] = set()
+    listed: dict[str, Listed] = {}
     for page in read_items(path, user_id, actor):
+        for item in page:
+            m = item.memory
+            m.artifacts = [a for a in m.artifacts if (m.id, a.id) in present]
         fresh = await _fresh(deps.stores.graph, page, seen_hashes, report)
         if fresh:
             await _write(deps, fresh, actor, report)
             pending_links += [
                 {**link, "src": item.memory.id} for item in fresh for link in item.links
             ]
+            listed.update({i.memory.id: _listed(i.memory) for i in fresh if i.memory.artifacts})
     await _link(deps.stores.graph, pending_links, report)
+    if listed and deps.stores.artifacts is not None:
+        files = deps.stores.artifacts
+        report.artifacts = await asyncio.to_thread(_write_artifacts, files, path, listed)
     return report
+
+
+def _write_artifacts(files: ArtifactStore, path: Path, listed: dict[str, Listed]) -> int:
+    """The files the imported memories list, one at a time (blocking: run it in a thread)."""
+    written = 0
+    for line in read_artifacts(path):
+        owner, ids = listed.get(line.memory_id, ("", set()))
+        if line.id in ids:
+            files.write(owner, line.memory_id, line.id, [line.data], len(line.data))
+            written += 1
+    return written
 
 
 async def _fresh(

@@ -16,6 +16,7 @@ from app.memories.tasks import EmbedDeps
 from app.ops.portable import export_lines, import_file
 from app.ops.uploads import receive_to
 from app.ops.write_gate import WriteGate
+from app.storage.artifacts import ArtifactStore
 from app.storage.graph import GraphStore
 
 router = APIRouter(tags=["operations"])
@@ -42,15 +43,17 @@ async def export(
     async with gate.paused():
         await graph.copy_to(copy.graph_name)
     return StreamingResponse(
-        _from_copy(copy, user_id),
+        _from_copy(copy, user_id, stores.artifacts),
         media_type="application/x-ndjson",
         headers={"Content-Disposition": 'attachment; filename="engram-export.jsonl"'},
     )
 
 
-async def _from_copy(copy: GraphStore, user_id: str | None) -> AsyncIterator[bytes]:
+async def _from_copy(
+    copy: GraphStore, user_id: str | None, files: ArtifactStore | None
+) -> AsyncIterator[bytes]:
     try:
-        async for chunk in export_lines(copy, user_id):
+        async for chunk in export_lines(copy, user_id, files):
             yield chunk
     finally:
         await copy.delete_graph()

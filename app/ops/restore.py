@@ -6,10 +6,13 @@ relationships; prove counts per kind and every memory's digest equal the manifes
 migrations the backup predates (an older backup is migrated forward); then the vectors: a
 saved vector is used where the model and dimension match and the memory's content has the
 hash it was made from, every other memory gets its keyword point at once and is queued for
-embedding.
+embedding; last the artifact files (each checked against its sha256, written whole or not at
+all). A backup without artifacts (older ones) restores as before.
 """
 
 import asyncio
+import base64
+import hashlib
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -41,6 +44,8 @@ class RestoreReport:
     vectors_restored: int = 0
     queued_for_embedding: int = 0
     replaced_existing: bool = False
+    artifacts_restored: int = 0
+    mismatched_artifacts: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -60,6 +65,7 @@ async def restore_backup(
             return report
         report.migrations_applied = await schema.migrate(deps.stores.graph)
         await _restore_vectors(deps, manifest, workdir, report)
+        await _restore_artifacts(deps, workdir, report)
     return report
 
 
@@ -85,6 +91,8 @@ async def _empty_target(deps: EmbedDeps, *, force: bool) -> bool:
             "points): restore into an empty server, or pass force=true to replace everything"
         )
     await snapshot.delete_everything(graph)  # the migration records are the backup's now
+    if deps.stores.artifacts is not None:
+        await asyncio.to_thread(deps.stores.artifacts.remove_everything)
     async for ids in vectors.iter_ids(PAGE):
         await vectors.delete(ids)
     return bool(data or points)
@@ -144,6 +152,22 @@ async def _restore_vectors(
             restored |= await _put_saved_vectors(deps, saved)
     report.vectors_restored = len(restored)
     report.queued_for_embedding = await _point_the_rest(deps, restored)
+
+
+async def _restore_artifacts(deps: EmbedDeps, workdir: Path, report: RestoreReport) -> None:
+    """The backup's artifact files, one at a time; one whose bytes do not have its sha256 is
+    left out and named (fsck then reports it missing)."""
+    path, files = workdir / archive.ARTIFACTS, deps.stores.artifacts
+    if files is None or not path.exists():
+        return
+    for (line,) in archive.read_records(path, 1):
+        data = base64.b64decode(line["content_base64"])
+        if hashlib.sha256(data).hexdigest() != line["sha256"]:
+            report.mismatched_artifacts.append(line["id"])
+            continue
+        ids = (line["user_id"], line["memory_id"], line["id"])
+        await asyncio.to_thread(files.write, *ids, [data], len(data))
+        report.artifacts_restored += 1
 
 
 async def _put_saved_vectors(deps: EmbedDeps, saved: Sequence[dict[str, Any]]) -> set[str]:

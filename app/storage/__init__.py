@@ -3,6 +3,7 @@
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from app.storage.artifacts import ArtifactStore
 from app.storage.graph import GraphStore
 from app.storage.health import HealthBoard
 from app.storage.vectors import VectorIndex
@@ -17,3 +18,4 @@ class Stores:
     vectors: VectorIndex
     health: HealthBoard = field(default_factory=HealthBoard)
     jobs: "JobQueue | None" = None
+    artifacts: ArtifactStore | None = None  # files attached to memories; None: not served

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from app.models import JSON_PROPERTIES, Memory
+from app.models import JSON_PROPERTIES, SPARSE_PROPERTIES, Memory
 from app.scope import Scope
 
 
@@ -15,10 +15,14 @@ def scope_params(scope: Scope) -> dict[str, Any]:
 
 
 def memory_to_properties(memory: Memory) -> dict[str, Any]:
-    """A Memory as graph properties: maps become JSON strings, None values are left out."""
+    """A Memory as graph properties: maps become JSON strings, None values are left out (and
+    empty SPARSE_PROPERTIES)."""
     props = memory.model_dump(mode="json", exclude_none=True)
     for key in JSON_PROPERTIES:
-        props[key] = json.dumps(props.get(key) or {}, separators=(",", ":"))
+        if key in SPARSE_PROPERTIES and not props.get(key):
+            props.pop(key, None)
+        else:
+            props[key] = json.dumps(props.get(key) or {}, separators=(",", ":"))
     return props
 
 

@@ -1,6 +1,7 @@
 """/mcp with the MCP SDK's own client against a live server: every tool, the resources, the
 keys and the agent scope of the REST API."""
 
+import base64
 import json
 import uuid
 from collections.abc import AsyncIterator
@@ -30,6 +31,10 @@ TOOLS = {
     "associate",
     "related",
     "entities",
+    "save_artifact",
+    "list_artifacts",
+    "get_artifact",
+    "delete_artifact",
 }
 
 
@@ -135,6 +140,40 @@ async def test_remember_and_its_job(base_url: str):
         state = await call(session, "remember_status", job_id=accepted["job_id"])
         assert state["job_id"] == accepted["job_id"]
         assert state["state"] in {"queued", "active", "running", "done"}
+
+
+async def test_artifact_tools_round_trip(base_url: str):
+    async with mcp_session(base_url, bearer(ALICE_KEY)) as session:
+        memory_id = (await call(session, "store", content="The design review"))["memory_id"]
+        text = "Decisions: " + "x" * 30
+        saved = await call(
+            session, "save_artifact", memory_id=memory_id, filename="r.md", content=text
+        )
+        artifact_id = saved["artifact"]["id"]
+        assert saved["artifact"]["content_type"] == "text/markdown"
+        png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\x00" * 8).decode()
+        image = await call(
+            session, "save_artifact", memory_id=memory_id, filename="a.png", content_base64=png
+        )
+        listed = await call(session, "list_artifacts", memory_id=memory_id)
+        assert [a["filename"] for a in listed["artifacts"]] == ["r.md", "a.png"]
+
+        page = await call(
+            session, "get_artifact", memory_id=memory_id, artifact_id=artifact_id, limit=10
+        )
+        assert page["content"] == text[:10] and page["next_offset"] == 10
+        inline = await call(
+            session, "get_artifact", memory_id=memory_id, artifact_id=image["artifact"]["id"]
+        )
+        assert inline["content_base64"] == png
+
+        await call(session, "delete_artifact", memory_id=memory_id, artifact_id=artifact_id)
+        message = await failure(
+            session, "get_artifact", memory_id=memory_id, artifact_id=artifact_id
+        )
+        assert "not_found" in message
+    async with mcp_session(base_url, bearer(BOB_KEY)) as bob:
+        assert "not_found" in await failure(bob, "list_artifacts", memory_id=memory_id)
 
 
 async def test_bad_arguments_are_named(base_url: str):
