@@ -19,7 +19,7 @@ router = APIRouter(tags=["remember"])
 
 
 class ProfileFact(BaseModel):
-    id: str
+    id: str = Field(description="The fact's memory id.")
     content: str = Field(description="The fact in words: “User lives in Berlin.”")
     slot: str = Field(description="`attribute` or `attribute:item`.")
     value: str | None = Field(description="The value; for a multi-valued attribute, its state.")
