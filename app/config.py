@@ -194,6 +194,8 @@ class Settings(BaseSettings):
     )
     session_idle_seconds: float = Field(1800.0, ge=0, validation_alias="SESSION_IDLE_SECONDS")
     raw_retention_days: float = Field(30.0, ge=0, validation_alias="RAW_RETENTION_DAYS")
+    # A reflection (a profile of the user's current facts) every N user messages; 0 = off.
+    reflection_every: int = Field(10, ge=0, validation_alias="REFLECTION_EVERY")
 
     # Lifecycle (see app/lifecycle/ and docs/lifecycle.md). Days; 0 = permanent.
     ttl_event_days: float = Field(90.0, ge=0, validation_alias="TTL_EVENT_DAYS")

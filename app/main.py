@@ -30,6 +30,7 @@ from app.ops.write_gate import WriteGate, WriteGateMiddleware
 from app.recall.core_router import router as core_router
 from app.recall.router import router as recall_router
 from app.relations.router import router as relations_router
+from app.remember.profile_router import router as profile_router
 from app.remember.router import router as remember_router
 from app.runtime import start_runtime
 from app.webhooks.router import router as webhooks_router
@@ -103,6 +104,7 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     app.include_router(relations_router)
     app.include_router(entities_router)
     app.include_router(remember_router)
+    app.include_router(profile_router)
     app.include_router(ops_router)
     app.include_router(admin_router)
     app.include_router(metrics_router)

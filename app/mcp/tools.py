@@ -231,6 +231,12 @@ def _recall_tools(server: MCPServer, caller: CallerResolver) -> None:
         """Core memories: the pinned ones by section, the most important, the recent."""
         return await caller(ctx).call("GET", "/core")
 
+    @server.tool(annotations=READ_ONLY)
+    async def profile(ctx: Context) -> dict[str, Any]:
+        """What is known about the user now: current facts by attribute, and the newest
+        reflection (a short profile) — one call for a system prompt."""
+        return await caller(ctx).call("GET", "/profile")
+
 
 def _graph_tools(server: MCPServer, caller: CallerResolver) -> None:
     @server.tool(annotations=WRITES)

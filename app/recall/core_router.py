@@ -12,6 +12,8 @@ from app.models import Memory
 from app.recall import context, service
 from app.recall import params as recall_params
 from app.recall.dependencies import RecallConfigDep
+from app.scope import Scope
+from app.storage import Stores, reflections
 
 router = APIRouter(tags=["recall"])
 
@@ -32,6 +34,9 @@ class CoreResponse(BaseModel):
 
 class StartupResponse(BaseModel):
     status: Literal["success"] = "success"
+    reflection: MemoryOut | None = Field(
+        None, description="The user's newest current reflection (their profile), if any."
+    )
     critical_lessons: list[dict[str, Any]] = Field(
         description="Tagged critical/lesson/ai-assistant."
     )
@@ -85,7 +90,13 @@ async def startup_recall(stores: StoresDep, scope: ScopeDep) -> StartupResponse:
         lesson_count=len(lessons),
         has_critical=critical,
         summary=f"{len(lessons)} lesson(s), {len(rules)} system rule(s)",
+        reflection=await _reflection(stores, scope),
     )
+
+
+async def _reflection(stores: Stores, scope: Scope) -> dict[str, Any] | None:
+    found = await reflections.current_reflection(stores.graph, scope)
+    return public(found) if found is not None else None
 
 
 def _lesson(memory: Memory) -> dict[str, Any]:
@@ -114,6 +125,7 @@ async def recall_context(
         ordered += [hit.memory for hit in outcome.hits]
     elif not body.include_core:
         raise BadRequest("Give a query, or include_core, or both")
+    ordered = await reflections.reflection_first(stores.graph, scope, ordered)
     unique = list({m.id: m for m in ordered}.values())
     packed = context.pack(unique, body.max_tokens)
     return ContextResponse(

@@ -21,6 +21,7 @@ from app.models import to_iso, utc_now
 from app.remember.consolidation import consolidate
 from app.remember.facts import Turn
 from app.remember.pipeline import Conversation, RememberDeps, remember
+from app.remember.reflection import count_and_schedule, reflect
 from app.remember.transcript import TranscriptOptions, keep_turns
 from app.scope import Scope
 from app.storage import Stores, sessions
@@ -122,6 +123,9 @@ async def remember_job(ctx: JobContext) -> dict[str, Any]:
     )
     outcome.elapsed_ms = round((time.perf_counter() - started) * 1000, 2)
     result = outcome.as_dict()
+    every = deps.settings.reflection_every
+    if reflecting := await count_and_schedule(deps, talk, kept, job=ctx.ids[1], every=every):
+        result["reflect_job"] = reflecting
     await announce_remember(deps.stores, talk.user_id, ctx.job_id, talk.session_id, result)
     return result
 
@@ -133,6 +137,11 @@ async def consolidate_job(ctx: JobContext) -> dict[str, Any]:
     if await sessions.session_activity(deps.stores.graph, user_id, session_id) != activity:
         return {"skipped": "the session was active again; a later consolidation is scheduled"}
     return (await consolidate(deps, user_id, session_id)).as_dict()
+
+
+async def reflect_job(ctx: JobContext) -> dict[str, Any]:
+    """Handler of `reflect` jobs: ids = [user_id, how many multiples of REFLECTION_EVERY]."""
+    return (await reflect(ctx.deps, ctx.ids[0])).as_dict()
 
 
 async def raw_retention_job(ctx: JobContext) -> dict[str, int]:

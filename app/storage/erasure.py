@@ -64,7 +64,7 @@ DETACH DELETE x
 RETURN count(x)
 """
 USER_LEFTOVERS = """
-MATCH (n) WHERE (n:Session OR n:Pattern OR n:Entity) AND n.user_id = $user_id
+MATCH (n) WHERE (n:Session OR n:Pattern OR n:Entity OR n:Reflection) AND n.user_id = $user_id
 DETACH DELETE n
 RETURN count(n)
 """

@@ -12,6 +12,7 @@ from app.jobs.kinds import (
     LIFECYCLE,
     RAW_RETENTION,
     REEMBED,
+    REFLECT,
     REMEMBER,
     SYNC,
     WEBHOOK,
@@ -22,7 +23,7 @@ from app.lifecycle.tasks import lifecycle_job
 from app.memories.tasks import embed_job
 from app.memories.windows import windows_job
 from app.ops.tasks import reembed_job, sync_job
-from app.remember.tasks import consolidate_job, raw_retention_job, remember_job
+from app.remember.tasks import consolidate_job, raw_retention_job, reflect_job, remember_job
 from app.webhooks.delivery import webhook_job
 
 HOUR = 3600
@@ -46,6 +47,7 @@ def job_kinds(settings: Settings) -> dict[str, JobKind]:
     }
     kinds[REMEMBER] = JobKind(remember_job, retry=retry, timeout_s=600, heartbeat_s=beat)
     kinds[CONSOLIDATE] = JobKind(consolidate_job, retry=retry, timeout_s=600, heartbeat_s=beat)
+    kinds[REFLECT] = JobKind(reflect_job, retry=retry, timeout_s=600, heartbeat_s=beat)
     kinds[RAW_RETENTION] = JobKind(
         raw_retention_job, retry=retry, timeout_s=HOUR, heartbeat_s=beat, concurrency=1
     )

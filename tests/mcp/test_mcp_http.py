@@ -28,6 +28,7 @@ TOOLS = {
     "recall",
     "context",
     "core",
+    "profile",
     "associate",
     "related",
     "entities",
