@@ -10,6 +10,7 @@ finds the session active again since it was scheduled does nothing (a later one 
 import time
 import uuid
 from collections import defaultdict
+from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
@@ -28,6 +29,7 @@ from app.storage import Stores, sessions
 from app.webhooks.events import announce_remember
 
 RETENTION_PAGE = 200
+Expired = Callable[..., Awaitable[list[tuple[str, str | None, str]]]]
 
 
 class HasStores(Protocol):
@@ -158,26 +160,20 @@ async def raw_retention_job(ctx: JobContext) -> dict[str, int]:
 async def delete_expired_transcripts(deps: HasStores, retention_days: float) -> int:
     """Deletes transcript turns said more than `retention_days` ago (tombstoned, audited); the
     facts extracted from them stay, and keep the ids of the turns they came from."""
-    before = to_iso(utc_now() - timedelta(days=retention_days))
-    deleted = 0
-    while expired := await sessions.expired_transcripts(
-        deps.stores.graph, before=before, limit=RETENTION_PAGE
-    ):
-        gone = await _delete_expired(deps, expired)
-        deleted += gone
-        if not gone:
-            break
-    return deleted
+    return await _delete_all(deps, sessions.expired_transcripts, retention_days)
 
 
 async def delete_expired_raw(deps: HasStores, retention_days: float) -> int:
     """Deletes superseded raw facts older than the retention (tombstoned, audited); returns
     how many. Raw facts that are pinned or have links a client made are kept."""
+    return await _delete_all(deps, sessions.expired_raw, retention_days)
+
+
+async def _delete_all(deps: HasStores, expired_before: Expired, retention_days: float) -> int:
+    """Deletes page after page of what `expired_before` finds older than the retention."""
     before = to_iso(utc_now() - timedelta(days=retention_days))
     deleted = 0
-    while expired := await sessions.expired_raw(
-        deps.stores.graph, before=before, limit=RETENTION_PAGE
-    ):
+    while expired := await expired_before(deps.stores.graph, before=before, limit=RETENTION_PAGE):
         gone = await _delete_expired(deps, expired)
         deleted += gone
         if not gone:
