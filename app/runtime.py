@@ -51,7 +51,7 @@ from app.storage.ownership import DataDirLock, claim_data_dir
 from app.storage.schema import migrate
 from app.storage.vectors import VectorDimensionMismatch, create_vector_index
 from app.wiring.jobs import job_kinds
-from app.wiring.schedule import enqueue_backlog, run_every
+from app.wiring.schedule import enqueue_backlog, run_every, sweep_pending_embeddings
 
 log = logging.getLogger(__name__)
 
@@ -120,6 +120,12 @@ class Runtime:
         await self.runner.start()
         if self.settings.backlog_scan:
             self.background.append(asyncio.create_task(enqueue_backlog(self), name="backlog"))
+        if self.settings.embedding_sweep_interval_s:
+            sweep = run_every(
+                self.settings.embedding_sweep_interval_s,
+                lambda: sweep_pending_embeddings(self),
+            )
+            self.background.append(asyncio.create_task(sweep, name="embedding-sweep"))
         if self.settings.sync_interval_s:
             schedule = run_every(self.settings.sync_interval_s, self.enqueue_sync)
             self.background.append(asyncio.create_task(schedule, name="sync-schedule"))
@@ -140,9 +146,7 @@ class Runtime:
     async def stop(self) -> None:
         """Stops workers (in-flight jobs are re-queued), closes stores, stops the server."""
         for task in self.background:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            await _cancelled(task)
         if self.runner is not None:
             await self.runner.stop()
         await self.jobs.close()
@@ -170,6 +174,17 @@ async def start_runtime(settings: Settings, *, with_keyring: bool = True) -> Run
         raise
     runtime.data_lock = lock
     return runtime
+
+
+async def _cancelled(task: asyncio.Task) -> None:
+    """Cancels a background task and waits for its end. The cancel is repeated: redis-py can
+    swallow one that lands mid-command (seen with the store watch's ping at shutdown), and the
+    task would then sleep on, and the stop wait forever."""
+    while not task.done():
+        task.cancel()
+        await asyncio.wait([task], timeout=1.0)
+    with contextlib.suppress(asyncio.CancelledError):
+        task.result()
 
 
 def _claim_data_dir(settings: Settings) -> DataDirLock | None:
@@ -201,6 +216,8 @@ async def _start_runtime(settings: Settings, with_keyring: bool) -> Runtime:
         except StoreUnavailable:
             raise indexes_not_ready(settings.falkordb_index_wait_s) from None
         stores = Stores(graph, vectors=None)  # type: ignore[arg-type]
+        if settings.embedded_falkordb or settings.embedded_qdrant:
+            stores.data_dir = settings.data_dir
         embedder = _embedder(settings)
         opened.append(embedder)
         await _warm_up(embedder)

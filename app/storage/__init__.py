@@ -1,6 +1,7 @@
 """The stores Engram runs on, handed to services together."""
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.storage.graph import GraphStore
@@ -17,3 +18,5 @@ class Stores:
     vectors: VectorIndex
     health: HealthBoard = field(default_factory=HealthBoard)
     jobs: "JobQueue | None" = None
+    # ENGRAM_DATA_DIR when an embedded store keeps its files there (erasure checks them).
+    data_dir: Path | None = None
