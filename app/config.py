@@ -90,6 +90,14 @@ class Settings(BaseSettings):
     jobs_sweep_s: int = Field(10, ge=1, validation_alias="JOBS_SWEEP_S")
     backlog_scan: bool = Field(True, validation_alias="ENGRAM_BACKLOG_SCAN")
     sync_interval_s: float = Field(3600.0, ge=0, validation_alias="SYNC_INTERVAL_S")
+    # How often memories left `pending` with no embed job queued get one (0: never), and how
+    # old they must be (a write answered 503 after its graph write: app/wiring/schedule.py).
+    embedding_sweep_interval_s: float = Field(
+        30.0, ge=0, validation_alias="EMBEDDING_SWEEP_INTERVAL_S"
+    )
+    embedding_sweep_min_age_s: float = Field(
+        30.0, ge=0, validation_alias="EMBEDDING_SWEEP_MIN_AGE_S"
+    )
     # How often the graph's counts are compared with the vector index's (0: on /health only).
     drift_check_interval_s: float = Field(30.0, ge=0, validation_alias="DRIFT_CHECK_INTERVAL_S")
     # POST /admin/reembed answers AutoMem's 200 with the result when it waits for the job: when

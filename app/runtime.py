@@ -52,7 +52,7 @@ from app.storage.ownership import DataDirLock, claim_data_dir
 from app.storage.schema import migrate
 from app.storage.vectors import VectorDimensionMismatch, create_vector_index
 from app.wiring.jobs import job_kinds
-from app.wiring.schedule import enqueue_backlog, run_every
+from app.wiring.schedule import enqueue_backlog, run_every, sweep_pending_embeddings
 
 log = logging.getLogger(__name__)
 
@@ -121,6 +121,12 @@ class Runtime:
         await self.runner.start()
         if self.settings.backlog_scan:
             self.background.append(asyncio.create_task(enqueue_backlog(self), name="backlog"))
+        if self.settings.embedding_sweep_interval_s:
+            sweep = run_every(
+                self.settings.embedding_sweep_interval_s,
+                lambda: sweep_pending_embeddings(self),
+            )
+            self.background.append(asyncio.create_task(sweep, name="embedding-sweep"))
         if self.settings.sync_interval_s:
             schedule = run_every(self.settings.sync_interval_s, self.enqueue_sync)
             self.background.append(asyncio.create_task(schedule, name="sync-schedule"))
@@ -141,9 +147,7 @@ class Runtime:
     async def stop(self) -> None:
         """Stops workers (in-flight jobs are re-queued), closes stores, stops the server."""
         for task in self.background:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            await _cancelled(task)
         if self.runner is not None:
             await self.runner.stop()
         await self.jobs.close()
@@ -171,6 +175,17 @@ async def start_runtime(settings: Settings, *, with_keyring: bool = True) -> Run
         raise
     runtime.data_lock = lock
     return runtime
+
+
+async def _cancelled(task: asyncio.Task) -> None:
+    """Cancels a background task and waits for its end. The cancel is repeated: redis-py can
+    swallow one that lands mid-command (seen with the store watch's ping at shutdown), and the
+    task would then sleep on, and the stop wait forever."""
+    while not task.done():
+        task.cancel()
+        await asyncio.wait([task], timeout=1.0)
+    with contextlib.suppress(asyncio.CancelledError):
+        task.result()
 
 
 def _claim_data_dir(settings: Settings) -> DataDirLock | None:
@@ -203,6 +218,8 @@ async def _start_runtime(settings: Settings, with_keyring: bool) -> Runtime:
             raise indexes_not_ready(settings.falkordb_index_wait_s) from None
         stores = Stores(graph, vectors=None)  # type: ignore[arg-type]
         stores.artifacts = FileArtifacts(settings.data_dir / "artifacts")
+        if settings.embedded_falkordb or settings.embedded_qdrant:
+            stores.data_dir = settings.data_dir
         embedder = _embedder(settings)
         opened.append(embedder)
         await _warm_up(embedder)

@@ -66,6 +66,7 @@ def test_settings(tmp_path: Path, **overrides: object) -> Settings:
         "embedding_dimensions": 8,
         "workers": 0,
         "sync_interval_s": 0,
+        "embedding_sweep_interval_s": 0,  # on where tested (tests/memories/test_embedding_sweep.py)
         # Lifecycle schedules off: a scheduled decay, clustering or forgetting pass would change a
         # test's memories under it (tests/lifecycle turns them on where it tests them).
         "consolidation_decay_interval_s": 0,

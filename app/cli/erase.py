@@ -46,6 +46,17 @@ def _print(what: str, report: dict[str, Any]) -> None:
         "derived summaries": len(report.get("derived", [])),
         "vector points deleted": report.get("vectors_deleted"),
         "sessions, patterns, entities": report.get("other_nodes_deleted"),
+        "job records deleted": report.get("job_records_deleted"),
+        "vector shard rewritten": report.get("vectors_rewritten"),
         "FalkorDB log rewritten": report.get("log_rewritten"),
+        "data files clean": _disk_row(report.get("disk")),
     }
     console.print(key_value_table("Erasure", rows))
+
+
+def _disk_row(disk: dict[str, Any] | None) -> str:
+    if disk is None:
+        return "not checked (no store keeps its files in the data directory)"
+    if disk["clean"]:
+        return f"yes, {disk['checked_files']} files searched ({disk['clean_at']})"
+    return "NO, still in: " + ", ".join(disk["found_in"])

@@ -2,11 +2,12 @@
 user, removed from the graph (every revision included), the vector index and what enrichment
 derived, leaving tombstones of ids, times, actor and content hash, and audit events.
 
-After a user's erasure the FalkorDB server is asked to rewrite its append-only file and the
-vector shard to merge its segments, so the content also leaves the files on disk at once (both
-are heavy, so a single memory's erasure leaves that to the stores' next rewrite and merge).
-Artifact files of the erased memories are deleted from disk with them. Backups taken before still
-hold it all: docs/operations.md says how long to keep them.
+Then the content leaves the disk before the answer (`_reach_disk`): the user's job records go,
+the vector shard is rewritten from its live points, FalkorDB's query log is deleted and its
+append-only file rewritten, and every file of the data directory is searched for the erased
+texts (`disk` in the report). Artifact files of the erased memories are deleted from disk
+with them. Backups taken before still hold it: docs/operations.md says how
+long to keep them.
 """
 
 import asyncio
@@ -15,16 +16,19 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from app.errors import MemoryNotFound
+from app.jobs.forget import erase_user_jobs
 from app.memories import artifacts
 from app.memories.windows import clear_windows_holding
 from app.models import to_iso, utc_now
 from app.scope import Scope
-from app.storage import Stores, erasure
+from app.storage import Stores, disk, erasure
 from app.webhooks.events import ERASED, emit_memories
 
 log = logging.getLogger(__name__)
 
 BATCH = 500
+# How long the search of the files waits for the stores to delete the files they replaced.
+DISK_WAIT_S = 10.0
 
 
 @dataclass
@@ -33,7 +37,11 @@ class ErasureReport:
     derived: list[str] = field(default_factory=list)
     vectors_deleted: int = 0
     other_nodes_deleted: int = 0
+    job_records_deleted: int = 0
+    vectors_rewritten: bool = False
     log_rewritten: bool = False
+    # The search of the data directory's files afterwards; None when no store keeps them there.
+    disk: dict[str, Any] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -55,14 +63,19 @@ async def erase_memory(
     derived_owners = await erasure.known(graph, sorted(derived))
     derived = {i for i in derived if derived_owners.get(i, ("",))[0] == user_id}
     report = ErasureReport(derived=sorted(derived))
-    await _erase(stores, [memory_id, *sorted(derived)], user_id, actor, report)
+    ids = [memory_id, *sorted(derived)]
+    texts = await erasure.texts_of(graph, ids)
+    report.job_records_deleted = await _stop_jobs(stores, user_id, texts)
+    await _erase(stores, ids, user_id, actor, report)
+    await _reach_disk(stores, user_id, texts, report, only_holding=True)
     return report
 
 
 async def erase_user(stores: Stores, user_id: str, *, actor: str) -> ErasureReport:
     """Erases every memory a user ever had, then their sessions, patterns and entities."""
     ids = await erasure.memory_ids_of_user(stores.graph, user_id)
-    report = ErasureReport()
+    texts = await erasure.texts_of(stores.graph, ids)
+    report = ErasureReport(job_records_deleted=await _stop_jobs(stores, user_id, None))
     for start in range(0, len(ids), BATCH):
         # Every window of the user goes with its own point: none is left to clear.
         await _erase(stores, ids[start : start + BATCH], user_id, actor, report, windows=False)
@@ -72,7 +85,7 @@ async def erase_user(stores: Stores, user_id: str, *, actor: str) -> ErasureRepo
     )
     if stores.artifacts is not None:  # files whose memory id the graph no longer knew
         await asyncio.to_thread(stores.artifacts.remove_user, user_id)
-    report.log_rewritten = await _flush(stores)
+    await _reach_disk(stores, user_id, texts, report, only_holding=False)
     return report
 
 
@@ -103,18 +116,49 @@ async def _erase(
     await artifacts.remove_files(stores, user_id, ids)
 
 
-async def _flush(stores: Stores) -> bool:
-    """Asks both stores to drop erased data from their files (best effort, logged)."""
-    optimize = getattr(stores.vectors, "optimize", None)
-    if optimize is not None:
-        try:
-            await optimize()
-        except Exception:  # the erasure itself is done; compaction can run later
-            log.exception("vector shard optimisation after an erasure failed")
-    rewritten = await stores.graph.rewrite_log()
-    if not rewritten:
+async def _stop_jobs(stores: Stores, user_id: str, holding: list[str] | None) -> int:
+    """Before the graph is erased: a job still running on the content would write it again."""
+    if stores.jobs is None:
+        return 0
+    return await erase_user_jobs(stores.jobs, user_id, holding)
+
+
+async def _reach_disk(
+    stores: Stores, user_id: str, texts: list[str], report: ErasureReport, *, only_holding: bool
+) -> None:
+    """Removes the erased texts from every file the stores write (`only_holding`: of the user's
+    job records, only those holding one of the texts), then searches the files for them."""
+    if stores.jobs is not None:
+        holding = texts if only_holding else None
+        # the records of the jobs stopped before, and of jobs the erasure queued
+        report.job_records_deleted += await erase_user_jobs(stores.jobs, user_id, holding)
+    report.vectors_rewritten = await _rewrite_vectors(stores)
+    await stores.graph.drop_query_log()
+    report.log_rewritten = await stores.graph.rewrite_log()
+    if not report.log_rewritten:
         log.warning(
-            "FalkorDB refused BGREWRITEAOF after an erasure; erased content stays in "
-            "its append-only file until the next rewrite"
+            "FalkorDB's AOF rewrite after an erasure failed; the erased content stays "
+            "in its append-only file until the next rewrite"
         )
-    return rewritten
+    if stores.data_dir is not None:
+        check = await disk.wait_until_clean(stores.data_dir, texts, DISK_WAIT_S)
+        report.disk = {**check.as_dict(), "clean_at": to_iso(utc_now()) if check.clean else None}
+        if not check.clean:
+            log.warning(
+                "erased texts are still in files of the data directory: %s",
+                ", ".join(check.found_in),
+            )
+
+
+async def _rewrite_vectors(stores: Stores) -> bool:
+    """Edge's files keep deleted points until the shard is rewritten; a Qdrant server's are
+    not ours to rewrite (its own optimizer vacuums them)."""
+    purge = getattr(stores.vectors, "purge_deleted", None)
+    if purge is None:
+        return False
+    try:
+        await purge()
+    except Exception:  # the erasure itself is done; the next one rewrites the shard
+        log.exception("rewriting the vector shard after an erasure failed")
+        return False
+    return True

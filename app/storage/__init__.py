@@ -1,6 +1,7 @@
 """The stores Engram runs on, handed to services together."""
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.storage.artifacts import ArtifactStore
@@ -19,3 +20,5 @@ class Stores:
     health: HealthBoard = field(default_factory=HealthBoard)
     jobs: "JobQueue | None" = None
     artifacts: ArtifactStore | None = None  # files attached to memories; None: not served
+    # ENGRAM_DATA_DIR when an embedded store keeps its files there (erasure checks them).
+    data_dir: Path | None = None

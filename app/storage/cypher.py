@@ -172,6 +172,11 @@ UNEMBEDDED = """
 MATCH (m:Memory) WHERE m.embedding_status <> 'done' AND m.id > $after
 RETURN m.user_id, m.id ORDER BY m.id LIMIT $limit
 """
+# Pending since before $before: their embed job was never queued, or was lost.
+STALE_PENDING = """
+MATCH (m:Memory) WHERE m.embedding_status = 'pending' AND m.updated_at < $before AND m.id > $after
+RETURN m.user_id, m.id ORDER BY m.id LIMIT $limit
+"""
 PAGE_OF_MEMORIES = "MATCH (m:Memory) WHERE m.id > $after RETURN m ORDER BY m.id LIMIT $limit"
 PAGE_OF_USER_MEMORIES = """
 MATCH (m:Memory) WHERE m.user_id = $user_id AND m.id > $after RETURN m ORDER BY m.id LIMIT $limit

@@ -33,6 +33,12 @@ MATCH (t:Tombstone {user_id: $user_id}) RETURN t.memory_id AS id
 UNION
 MATCH (r:Revision {user_id: $user_id}) RETURN r.memory_id AS id
 """
+# The texts the erasure removes: what the check of the files afterwards looks for.
+TEXTS = """
+MATCH (m:Memory) WHERE m.id IN $ids RETURN m.content AS text
+UNION
+MATCH (r:Revision) WHERE r.memory_id IN $ids RETURN r.content AS text
+"""
 TOMBSTONE_LIVE = """
 UNWIND $ids AS id
 MATCH (m:Memory {id: id})
@@ -87,6 +93,12 @@ async def known(graph: GraphStore, ids: Sequence[str]) -> dict[str, tuple[str, l
 async def memory_ids_of_user(graph: GraphStore, user_id: str) -> list[str]:
     rows = await graph.ro_query(USER_MEMORY_IDS, {"user_id": user_id})
     return sorted({row[0] for row in rows})
+
+
+async def texts_of(graph: GraphStore, ids: Sequence[str]) -> list[str]:
+    """The contents of these memories and of every revision of them."""
+    rows = await graph.ro_query(TEXTS, {"ids": list(ids)})
+    return sorted({row[0] for row in rows if row[0]})
 
 
 async def erase_memories(

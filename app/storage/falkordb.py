@@ -10,7 +10,7 @@ from typing import Any, Self
 from falkordb.asyncio import FalkorDB
 from redis.asyncio import BlockingConnectionPool
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import RedisError
+from redis.exceptions import RedisError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from app.errors import StoreUnavailable
@@ -18,6 +18,8 @@ from app.storage import compact
 from app.storage.cypher import INDEXES
 
 log = logging.getLogger(__name__)
+REWRITE_TIMEOUT_S = 120.0
+REWRITE_POLL_S = 0.05
 
 
 class FalkorGraph:
@@ -90,14 +92,22 @@ class FalkorGraph:
         """GRAPH.DELETE: this graph, its indexes included."""
         await self._run_command(self._graph.delete)
 
-    async def rewrite_log(self) -> bool:
-        """BGREWRITEAOF: the append-only file is rewritten from the data as it is now, so what
-        was deleted leaves the disk too. False if the server refused (e.g. one already runs)."""
+    async def rewrite_log(self, timeout_s: float = REWRITE_TIMEOUT_S) -> bool:
+        """BGREWRITEAOF, waited for: the append-only file is rewritten from the data as it is
+        now, so what was deleted leaves the disk too. False if the server refused, the rewrite
+        failed or did not finish within `timeout_s` (or the server keeps no AOF)."""
+        client = self._db.connection
         try:
-            await self._db.connection.bgrewriteaof()
+            await _start_rewrite(client, timeout_s)
+            return await _rewrite_succeeded(client, timeout_s)
         except (RedisError, OSError):
+            log.exception("BGREWRITEAOF failed")
             return False
-        return True
+
+    async def drop_query_log(self) -> None:
+        """Deletes FalkorDB's log of recent queries of this graph (`telemetry{graph}`, a stream
+        it persists, queries and parameters in full)."""
+        await self._run_command(self._db.connection.delete, f"telemetry{{{self.graph_name}}}")
 
     async def _run_command(self, method: Any, *args: Any) -> Any:
         try:
@@ -130,3 +140,28 @@ class FalkorGraph:
                 raise StoreUnavailable(f"FalkorDB indexes not operational after {timeout_s}s")
             log.info("waiting for %d FalkorDB index(es) to be built", len(pending))
             await asyncio.sleep(0.1)
+
+
+async def _rewrite_succeeded(client: Any, timeout_s: float) -> bool:
+    """Waits until no AOF rewrite runs or is scheduled; whether the last one succeeded."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        info = await client.info("persistence")
+        if not info.get("aof_enabled"):
+            return False
+        if not info["aof_rewrite_in_progress"] and not info["aof_rewrite_scheduled"]:
+            return info["aof_last_bgrewrite_status"] == "ok"
+        if time.monotonic() > deadline:
+            return False
+        await asyncio.sleep(REWRITE_POLL_S)
+
+
+async def _start_rewrite(client: Any, timeout_s: float) -> None:
+    try:
+        await client.bgrewriteaof()
+    except ResponseError as exc:
+        if "already in progress" not in str(exc):
+            raise
+        # that rewrite may have begun before our last write: wait for it, then ask again
+        await _rewrite_succeeded(client, timeout_s)
+        await client.bgrewriteaof()

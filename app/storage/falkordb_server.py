@@ -122,12 +122,20 @@ class EmbeddedFalkorDB:
             str(self.data_dir),
             "--loadmodule",
             str(self.module_path),
+            # FalkorDB logs every finished query, parameters and all, to a stream key it
+            # persists (`telemetry{graph}`): memory content in the AOF. 0 keeps no such log.
+            "MAX_INFO_QUERIES",
+            "0",
             "--appendonly",
             "yes",
             "--appendfsync",
             self.appendfsync,
             "--save",
             "",
+            # Uncompressed strings in the AOF's RDB preamble, so a byte search of the data
+            # directory (the check after an erasure) sees what it holds.
+            "--rdbcompression",
+            "no",
             "--pidfile",
             str(self.pidfile),
             "--logfile",

@@ -41,6 +41,7 @@ from app.storage.cypher import (
     REVISIONS,
     SET_EMBEDDING_STATUS,
     SET_STATUS_ANY_USER,
+    STALE_PENDING,
     STATES_AS_OF,
     SUPERSEDED_HEADS,
     TAGGED_EXACT,
@@ -306,6 +307,12 @@ class GraphStore(FalkorGraph):
     async def unembedded(self, *, after: str, limit: int) -> list[tuple[str, str]]:
         """(user_id, id) of memories without a current embedding, in id order after `after`."""
         rows = await self.ro_query(UNEMBEDDED, {"after": after, "limit": limit})
+        return [(row[0], row[1]) for row in rows]
+
+    async def stale_pending(self, *, before: str, after: str, limit: int) -> list[tuple[str, str]]:
+        """(user_id, id) of memories pending since before `before`, in id order after `after`."""
+        params = {"before": before, "after": after, "limit": limit}
+        rows = await self.ro_query(STALE_PENDING, params)
         return [(row[0], row[1]) for row in rows]
 
     async def page_of_memories(

@@ -4,9 +4,11 @@ import asyncio
 import logging
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
+from datetime import timedelta
 from typing import Any
 
-from app.jobs.kinds import enqueue_embedding, enqueue_enrichment, enrichment_enabled
+from app.jobs.kinds import EMBED, enqueue_embedding, enqueue_enrichment, enrichment_enabled
+from app.models import to_iso, utc_now
 from app.storage import enrichment
 
 log = logging.getLogger(__name__)
@@ -37,6 +39,28 @@ async def enqueue_backlog(deps: Any) -> int:
             "enrichment",
         )
     return queued
+
+
+async def sweep_pending_embeddings(deps: Any) -> int:
+    """Queues embed jobs for memories left pending with no job: a write whose graph write
+    committed but whose enqueue failed (answered 503 while FalkorDB restarted), or made where
+    no queue runs. Only while no embed job waits or runs, so every pending memory old enough
+    has none (a busy queue is looked at again next time); returns the memories queued."""
+    if await _embed_jobs_waiting(deps.jobs):
+        return 0
+    age = timedelta(seconds=deps.settings.embedding_sweep_min_age_s)
+    before = to_iso(utc_now() - age)
+    graph = deps.stores.graph
+    return await _queue_pages(
+        lambda after: graph.stale_pending(before=before, after=after, limit=SCAN_PAGE),
+        lambda user_id, ids: enqueue_embedding(deps.jobs, user_id, ids),
+        "embedding (pending without a job)",
+    )
+
+
+async def _embed_jobs_waiting(jobs: Any) -> bool:
+    counts = (await jobs.stats())[EMBED]
+    return bool(counts["pending"] or counts["scheduled"] or counts["in_flight"])
 
 
 async def _queue_pages(

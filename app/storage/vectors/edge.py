@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -33,6 +34,7 @@ from app.storage.vectors.base import (
     scope_clause,
 )
 from app.storage.vectors.bm25 import query_terms
+from app.storage.vectors.edge_rebuild import build_fresh_copy, finish_interrupted_rebuild, swap_in
 from app.storage.vectors.edge_shard import (
     DENSE_DATATYPE,
     clear_windows_sync,
@@ -125,6 +127,11 @@ class EdgeVectorIndex:
     async def optimize(self) -> bool:
         """Build HNSW / merge segments (blocking on the shard thread); operator path."""
         return await self._call(lambda s: s.optimize())
+
+    async def purge_deleted(self) -> None:
+        """Rewrites the shard from its live points (edge_rebuild.py), so deleted points leave
+        its WAL and segments; every other engine call waits meanwhile (about 3 s per 10k)."""
+        self._shard = await self._call(self._rebuild_sync)
 
     async def upsert(self, points: Sequence[VectorPoint]) -> None:
         """Insert or replace whole points."""
@@ -338,8 +345,28 @@ class EdgeVectorIndex:
     ) -> qe.EdgeConfig:
         return edge_config(self.dimension, datatype, window_datatype, SEARCH_THREADS)
 
+    def _rebuild_sync(self, shard: qe.EdgeShard) -> qe.EdgeShard:
+        build_fresh_copy(shard, self.path, self._stored_config())
+        # From here the old shard is closed: a failure leaves the index failing until a restart
+        # (the next open finishes the swap).
+        shard.close()
+        swap_in(self.path)
+        return self._load_sync()
+
     def _open_sync(self) -> qe.EdgeShard:
         """Load or create the shard (runs on the shard thread)."""
+        purge = finish_interrupted_rebuild(self.path)
+        shard = self._load_or_create_sync()
+        if purge:
+            try:
+                shard = self._rebuild_sync(shard)
+            except BaseException:
+                with contextlib.suppress(Exception):  # closed already if the swap failed
+                    shard.close()
+                raise
+        return shard
+
+    def _load_or_create_sync(self) -> qe.EdgeShard:
         if (self.path / CONFIG_FILE).exists():
             self._model = self._recorded_model()
             shard = self._load_sync()
@@ -360,12 +387,7 @@ class EdgeVectorIndex:
         try:
             if not dense:
                 return self._load_without_dense_sync()
-            # A shard made before dense vectors were stored as float16 keeps float32 until its
-            # next change of model (which recreates the dense vector, see `drop_dense`).
-            datatype = STORED_DATATYPES[dense.get("datatype", "float32")]
-            window = stored_vector(self.path / CONFIG_FILE, WINDOW)
-            window_type = STORED_DATATYPES[window.get("datatype", "float32")] if window else None
-            shard = qe.EdgeShard.load(str(self.path), self._config(datatype, window_type))
+            shard = qe.EdgeShard.load(str(self.path), self._stored_config())
             self._add_window(shard)
             return shard
         except Exception as exc:
@@ -375,6 +397,15 @@ class EdgeVectorIndex:
                     "a shard directory can have only one owner"
                 ) from exc
             raise VectorIndexError(f"cannot load Edge shard {self.path}: {exc}") from exc
+
+    def _stored_config(self) -> qe.EdgeConfig:
+        """The layout as the shard on disk records it. A shard made before dense vectors were
+        stored as float16 keeps float32 until its next change of model (see `drop_dense`)."""
+        dense = stored_vector(self.path / CONFIG_FILE, DENSE)
+        datatype = STORED_DATATYPES[dense.get("datatype", "float32")]
+        window = stored_vector(self.path / CONFIG_FILE, WINDOW)
+        window_type = STORED_DATATYPES[window.get("datatype", "float32")] if window else None
+        return self._config(datatype, window_type)
 
     def _load_without_dense_sync(self) -> qe.EdgeShard:
         """A crash inside `drop_dense`, between deleting the dense vector and creating it again,
