@@ -48,6 +48,7 @@ RAISES: dict[str, set[int]] = {
     "import_memories": {400, 413},
     "ready": {503},
     "recover": {409},
+    "download_artifact": {403, 404},  # a forged or expired link; an artifact gone since
 }
 
 # Statuses a route never answers although its dependencies could (health is always 200).

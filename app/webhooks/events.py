@@ -50,8 +50,8 @@ async def emit(stores: Stores, user_id: str, event_type: str, data: dict[str, An
         body = event(event_type, user_id, data)
         for target_id in targets:
             await stores.jobs.enqueue(WEBHOOK, [target_id, body["id"]], {"event": body})
-    except Exception:
-        log.exception("could not queue the %s webhook event of user %s", event_type, user_id)
+    except Exception as exc:  # a store outage (reported by /health): one line, no traceback
+        log.warning("could not queue the %s webhook event of user %s: %s", event_type, user_id, exc)
 
 
 async def emit_memories(
