@@ -199,13 +199,16 @@ RETURN coalesce(s.memoryless, false)
 # A session's record is the caller's if no agent touched it last, or their agent or one of its
 # sub-agents did (the memories' rule: a sibling agent never sees it).
 SESSION_IN_SCOPE = (
-    "(s.agent_id IS NULL OR s.agent_id = $agent_id OR s.agent_id STARTS WITH $agent_id + ':')"
+    "(s.agent_id IS NULL OR s.agent_id = $agent_id OR s.agent_id STARTS WITH ($agent_id + ':'))"
 )
 # Creates the session if need be: a session made memoryless before its first message stays so.
 # A session another agent's (outside the caller's scope) is left as it is, and nothing returned.
+# (The test is projected first: FalkorDB reads `WITH s WHERE …` after an OPTIONAL MATCH as part
+# of the optional match, keeping the row with s null.)
 SET_MEMORYLESS = f"""
 OPTIONAL MATCH (s:Session {{user_id: $user_id, session_id: $session_id}})
-WITH s WHERE s IS NULL OR {SESSION_IN_SCOPE}
+WITH s IS NULL OR {SESSION_IN_SCOPE} AS allowed
+WHERE allowed
 MERGE (t:Session {{user_id: $user_id, session_id: $session_id}})
 ON CREATE SET t.created_at = $now, t.activity = 0, t.turns = 0, t.agent_id = $agent_id
 SET t.memoryless = $memoryless
