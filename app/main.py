@@ -26,12 +26,14 @@ from app.ops.me_router import router as me_router
 from app.ops.metrics_router import router as metrics_router
 from app.ops.portable_router import router as portable_router
 from app.ops.router import router as ops_router
+from app.ops.settings_router import router as settings_router
 from app.ops.write_gate import WriteGate, WriteGateMiddleware
 from app.recall.core_router import router as core_router
 from app.recall.router import router as recall_router
 from app.relations.router import router as relations_router
 from app.remember.profile_router import router as profile_router
 from app.remember.router import router as remember_router
+from app.remember.sessions_router import router as sessions_router
 from app.runtime import start_runtime
 from app.webhooks.router import router as webhooks_router
 
@@ -105,6 +107,7 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     app.include_router(entities_router)
     app.include_router(remember_router)
     app.include_router(profile_router)
+    app.include_router(sessions_router)
     app.include_router(ops_router)
     app.include_router(admin_router)
     app.include_router(metrics_router)
@@ -112,6 +115,7 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     app.include_router(lifecycle_router)
     app.include_router(erase_router)
     app.include_router(me_router)
+    app.include_router(settings_router)
     app.include_router(portable_router)
     app.include_router(webhooks_router)
     mcp_server = mount_mcp(app)

@@ -40,6 +40,10 @@ Importance = Annotated[
     ),
     Field(description="0–1, or low (0.1) / normal (0.4) / high (0.7) / critical (1.0)."),
 ]
+SessionId = Annotated[
+    str | None,
+    Field(description="The conversation you are in (see GET /sessions/{id}).", max_length=200),
+]
 MemoryTypeName = Annotated[
     str | None,
     Field(
@@ -192,6 +196,7 @@ def _recall_tools(server: MCPServer, caller: CallerResolver) -> None:
         expand_relations: Annotated[
             bool, Field(description="Also return memories linked to the results.")
         ] = False,
+        session_id: SessionId = None,
     ) -> dict[str, Any]:
         """Finds memories by meaning and keywords, best first."""
         body = given(
@@ -203,6 +208,7 @@ def _recall_tools(server: MCPServer, caller: CallerResolver) -> None:
             start=start,
             end=end,
             expand_relations=expand_relations,
+            session_id=session_id,
         )
         found = await caller(ctx).call("POST", "/recall", json=body)
         results = [compact(item) for item in found["results"]]
@@ -221,9 +227,20 @@ def _recall_tools(server: MCPServer, caller: CallerResolver) -> None:
         ] = "",
         max_tokens: Annotated[int, Field(description="Budget.", ge=50, le=32000)] = 1000,
         include_core: Annotated[bool, Field(description="Core memories first.")] = True,
+        session_id: SessionId = None,
+        session_messages: Annotated[
+            int | None,
+            Field(description="The session's latest messages to open with.", ge=0, le=50),
+        ] = None,
     ) -> dict[str, Any]:
-        """A prompt-ready block of what is known: core memories, then what the query recalls."""
-        body = {"query": query, "max_tokens": max_tokens, "include_core": include_core}
+        """A prompt-ready block of what is known: the session's latest messages (with a
+        session_id), core memories, then what the query recalls."""
+        body = {
+            "query": query,
+            "max_tokens": max_tokens,
+            "include_core": include_core,
+            **given(session_id=session_id, session_messages=session_messages),
+        }
         return await caller(ctx).call("POST", "/recall/context", json=body)
 
     @server.tool(annotations=READ_ONLY)

@@ -5,15 +5,17 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Body, Query
 from pydantic import BaseModel, Field
 
-from app.deps import EmbedderDep, ScopeDep, StoresDep
+from app.deps import EmbedderDep, ScopeDep, SettingsDep, StoresDep
 from app.errors import BadRequest
 from app.memories.schemas import MemoryOut, public
 from app.models import Memory
-from app.recall import context, service
+from app.recall import context, service, tiers
 from app.recall import params as recall_params
 from app.recall.dependencies import RecallConfigDep
+from app.recall.outcome import RecallConfig
 from app.scope import Scope
-from app.storage import Stores, reflections
+from app.storage import Stores, reflections, transcripts
+from app.storage.transcripts import Message
 
 router = APIRouter(tags=["recall"])
 
@@ -44,6 +46,10 @@ class StartupResponse(BaseModel):
     lesson_count: int = Field(description="Number of lessons.")
     has_critical: bool = Field(description="Any lesson with importance ≥ 0.9.")
     summary: str = Field(description="One line for humans.")
+    memoryless: bool | None = Field(None, description="true: nothing was read (memoryless).")
+    personal_intelligence: bool | None = Field(
+        None, description="false: only the session's and pinned memories were kept."
+    )
 
 
 class ContextRequest(BaseModel):
@@ -51,6 +57,20 @@ class ContextRequest(BaseModel):
     max_tokens: int = Field(1000, ge=50, le=32000, description="Budget (≈ 4 characters a token).")
     limit: int = Field(10, ge=1, le=100, description="Recall results to consider.")
     include_core: bool = Field(True, description="Pinned memories first.")
+    session_id: str | None = Field(
+        None,
+        min_length=1,
+        max_length=200,
+        description="The conversation: its latest messages come first, and it is the session "
+        "Personal Intelligence (off) and MemoryLess are judged by.",
+    )
+    session_messages: int | None = Field(
+        None,
+        ge=0,
+        le=50,
+        description="How many of the session's latest messages (default SESSION_CONTEXT_MESSAGES).",
+    )
+    memoryless: bool = Field(False, description="Read nothing personal: an empty context.")
 
 
 class ContextResponse(BaseModel):
@@ -59,6 +79,11 @@ class ContextResponse(BaseModel):
     memory_ids: list[str] = Field(description="The memories it contains, in order (for citing).")
     tokens_estimated: int = Field(description="Its size in estimated tokens.")
     truncated: bool = Field(description="Whether memories were left out for lack of budget.")
+    session_messages: int = Field(0, description="The session's messages it opens with.")
+    memoryless: bool | None = Field(None, description="true: nothing was read (memoryless).")
+    personal_intelligence: bool | None = Field(
+        None, description="false: only the session's and pinned memories were kept."
+    )
 
 
 @router.get("/core", response_model=CoreResponse)
@@ -78,11 +103,28 @@ async def core(
 
 
 @router.get("/startup-recall", response_model=StartupResponse)
-async def startup_recall(stores: StoresDep, scope: ScopeDep) -> StartupResponse:
+async def startup_recall(
+    stores: StoresDep,
+    scope: ScopeDep,
+    session_id: Annotated[
+        str | None, Query(max_length=200, description="The session starting.")
+    ] = None,
+    memoryless: Annotated[bool, Query(description="Read nothing personal.")] = False,
+) -> StartupResponse:
     """AutoMem's session-start memories: lessons and system rules."""
     graph = stores.graph
-    lessons = await graph.tagged(scope, LESSON_TAGS, 10)
-    rules = await graph.tagged(scope, SYSTEM_TAGS, 5)
+    tier = await tiers.tier_of(graph, scope, session_id=session_id, memoryless=memoryless)
+    if tier.memoryless:
+        return StartupResponse(
+            critical_lessons=[],
+            system_rules=[],
+            lesson_count=0,
+            has_critical=False,
+            summary="memoryless: nothing read",
+            memoryless=True,
+        )
+    lessons = tiers.visible(await graph.tagged(scope, LESSON_TAGS, 10), tier)
+    rules = tiers.visible(await graph.tagged(scope, SYSTEM_TAGS, 5), tier)
     critical = any(m.importance >= 0.9 for m in lessons)
     return StartupResponse(
         critical_lessons=[_lesson(m) for m in lessons],
@@ -90,7 +132,8 @@ async def startup_recall(stores: StoresDep, scope: ScopeDep) -> StartupResponse:
         lesson_count=len(lessons),
         has_critical=critical,
         summary=f"{len(lessons)} lesson(s), {len(rules)} system rule(s)",
-        reflection=await _reflection(stores, scope),
+        personal_intelligence=None if tier.personal_intelligence else False,
+        reflection=await _reflection(stores, scope) if tier.personal_intelligence else None,
     )
 
 
@@ -109,10 +152,55 @@ async def recall_context(
     stores: StoresDep,
     embedder: EmbedderDep,
     config: RecallConfigDep,
+    settings: SettingsDep,
     scope: ScopeDep,
     body: ContextRequest = Body(...),
 ) -> ContextResponse:
-    """A prompt-ready block within max_tokens: core first, then what the query recalls."""
+    """A prompt-ready block within max_tokens: the session's latest messages first, then core,
+    then what the query recalls."""
+    if not (body.query or body.include_core or body.session_id):
+        raise BadRequest("Give a query, or include_core, or a session_id")
+    tier = await tiers.tier_of(
+        stores.graph, scope, session_id=body.session_id, memoryless=body.memoryless
+    )
+    if tier.memoryless:
+        return ContextResponse(
+            context="", memory_ids=[], tokens_estimated=0, truncated=False, memoryless=True
+        )
+    count = settings.session_context_messages
+    turns = await _session_turns(stores, scope, body, count)
+    said = {memory_id for message in turns for memory_id in message.chunk_ids}
+    found = await _memories(stores, embedder, config, scope, body)
+    found = await reflections.reflection_first(stores.graph, scope, found)
+    unique = [m for m in {m.id: m for m in found}.values() if m.id not in said]
+    packed = context.pack(tiers.visible(unique, tier), body.max_tokens, turns)
+    return ContextResponse(
+        context=packed.text,
+        memory_ids=packed.memory_ids,
+        tokens_estimated=packed.tokens,
+        truncated=packed.truncated,
+        session_messages=packed.turns,
+        personal_intelligence=None if tier.personal_intelligence else False,
+    )
+
+
+async def _session_turns(
+    stores: Stores, scope: Scope, body: ContextRequest, default: int
+) -> list[Message]:
+    if not body.session_id:
+        return []
+    count = default if body.session_messages is None else body.session_messages
+    return await transcripts.latest_turns(stores.graph, scope, body.session_id, count)
+
+
+async def _memories(
+    stores: Stores,
+    embedder: EmbedderDep,
+    config: RecallConfig,
+    scope: Scope,
+    body: ContextRequest,
+) -> list[Memory]:
+    """Core (pinned, by section) if asked, then what the query recalls."""
     ordered: list[Memory] = []
     if body.include_core:
         found = await context.core_memories(stores.graph, scope)
@@ -123,14 +211,4 @@ async def recall_context(
             stores=stores, embedder=embedder, scope=scope, params=params, config=config
         )
         ordered += [hit.memory for hit in outcome.hits]
-    elif not body.include_core:
-        raise BadRequest("Give a query, or include_core, or both")
-    ordered = await reflections.reflection_first(stores.graph, scope, ordered)
-    unique = list({m.id: m for m in ordered}.values())
-    packed = context.pack(unique, body.max_tokens)
-    return ContextResponse(
-        context=packed.text,
-        memory_ids=packed.memory_ids,
-        tokens_estimated=packed.tokens,
-        truncated=packed.truncated,
-    )
+    return ordered

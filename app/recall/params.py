@@ -43,6 +43,7 @@ ALIASES = {
 }
 LIST_LIMITS = {"queries": MAX_QUERIES, "priority_ids": MAX_IDS}
 TEXTS = (
+    "session_id",
     "time_query",
     "language",
     "active_path",
@@ -314,6 +315,14 @@ class RecallRequest(BaseModel):
     # (automem.md §15, #128); Engram's relevance floor drops unrelated memories instead.
     adaptive_floor: Annotated[bool, _bool(False)] = Field(
         False, description="AutoMem's gap-based tail cut of the results (off by default)."
+    )
+    session_id: Text = Field(
+        None,
+        description="The conversation asking: with Personal Intelligence off only its memories "
+        "(and pinned ones) are recalled; a memoryless session recalls nothing.",
+    )
+    memoryless: Annotated[bool, _bool(False)] = Field(
+        False, description="Read nothing personal: an empty answer, marked `memoryless`."
     )
     # Derived from the context hints (context_tags, context_types, language, context).
     priority: SkipJsonSchema[ContextPriority] = Field(default_factory=ContextPriority)

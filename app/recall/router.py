@@ -13,7 +13,7 @@ from app.memories.schemas import MemoryOut, public
 from app.metrics import observe_recall_steps
 from app.models import to_iso
 from app.recall import params as recall_params
-from app.recall import service, source_turns
+from app.recall import service, source_turns, tiers
 from app.recall.dependencies import AccessDep, RecallConfigDep
 from app.recall.outcome import Hit, RecallOutcome, describe
 from app.recall.params import RecallRequest
@@ -79,6 +79,17 @@ class RecallResponse(BaseModel):
         "dense and keyword index searches, one request), graph (the candidates' read); empty "
         "when nothing was searched."
     )
+    memoryless: bool | None = Field(
+        None,
+        description="true: the request (`memoryless`) or its session is memoryless, so nothing "
+        "was read and results is empty.",
+    )
+    personal_intelligence: bool | None = Field(
+        None,
+        description="false: the user turned Personal Intelligence off, so only the memories of "
+        "`session_id` and pinned ones were kept.",
+    )
+    session_id: str | None = Field(None, description="The session, when that is false.")
 
 
 @router.get("/recall", response_model=RecallResponse)
@@ -134,12 +145,21 @@ async def _recall(
             f"Invalid 'embedding': must contain exactly {embedder.dimension} values "
             f"({len(params.embedding)} provided)"
         )
+    tier = await tiers.tier_of(
+        stores.graph, scope, session_id=params.session_id, memoryless=params.memoryless
+    )
+    if tier.memoryless:  # nothing searched, reinforced or logged
+        nothing = RecallOutcome(hits=[], relevant=False)
+        return FastJSONResponse(
+            {**_response(params, nothing, config.relevance_floor), **tier.described()}
+        )
     outcome = await service.recall(
         stores=stores, embedder=embedder, scope=scope, params=params, config=config
     )
+    tiers.keep_visible(outcome, tier)
     access.record(scope.user_id, [hit.memory.id for hit in outcome.hits])
     observe_recall_steps(outcome.timings)
-    body = _response(params, outcome, config.relevance_floor)
+    body = {**_response(params, outcome, config.relevance_floor), **tier.described()}
     if params.include_source_turns:
         await source_turns.attach(stores.graph, scope, body["results"])
     return FastJSONResponse(body)

@@ -212,15 +212,27 @@ SESSION_MEMORYLESS = """
 MATCH (s:Session {user_id: $user_id, session_id: $session_id})
 RETURN coalesce(s.memoryless, false)
 """
+# A session's record is the caller's if no agent touched it last, or their agent or one of its
+# sub-agents did (the memories' rule: a sibling agent never sees it).
+SESSION_IN_SCOPE = (
+    "(s.agent_id IS NULL OR s.agent_id = $agent_id OR s.agent_id STARTS WITH ($agent_id + ':'))"
+)
 # Creates the session if need be: a session made memoryless before its first message stays so.
-SET_MEMORYLESS = """
-MERGE (s:Session {user_id: $user_id, session_id: $session_id})
-ON CREATE SET s.created_at = $now, s.activity = 0, s.turns = 0, s.agent_id = $agent_id
-SET s.memoryless = $memoryless
-RETURN s.created_at, s.activity, s.turns, coalesce(s.last_activity, s.created_at)
+# A session another agent's (outside the caller's scope) is left as it is, and nothing returned.
+# (The test is projected first: FalkorDB reads `WITH s WHERE …` after an OPTIONAL MATCH as part
+# of the optional match, keeping the row with s null.)
+SET_MEMORYLESS = f"""
+OPTIONAL MATCH (s:Session {{user_id: $user_id, session_id: $session_id}})
+WITH s IS NULL OR {SESSION_IN_SCOPE} AS allowed
+WHERE allowed
+MERGE (t:Session {{user_id: $user_id, session_id: $session_id}})
+ON CREATE SET t.created_at = $now, t.activity = 0, t.turns = 0, t.agent_id = $agent_id
+SET t.memoryless = $memoryless
+RETURN t.created_at, t.activity, t.turns, coalesce(t.last_activity, t.created_at)
 """
-SESSION_INFO = """
-MATCH (s:Session {user_id: $user_id, session_id: $session_id})
+SESSION_INFO = f"""
+MATCH (s:Session {{user_id: $user_id, session_id: $session_id}})
+WHERE {SESSION_IN_SCOPE}
 RETURN s.created_at, s.activity, s.turns, coalesce(s.last_activity, s.created_at),
        coalesce(s.memoryless, false)
 """
@@ -235,8 +247,9 @@ async def is_memoryless(graph: GraphStore, scope: Scope, session_id: str) -> boo
 
 async def set_memoryless(
     graph: GraphStore, scope: Scope, session_id: str, memoryless: bool, now: str
-) -> dict[str, Any]:
-    """Makes the session memoryless (or not again); returns its record."""
+) -> dict[str, Any] | None:
+    """Makes the session memoryless (or not again); returns its record (None for a session of
+    an agent outside the caller's scope, which is left unchanged)."""
     params = {
         "user_id": scope.user_id,
         "session_id": session_id,
@@ -244,13 +257,14 @@ async def set_memoryless(
         "memoryless": memoryless,
         "now": now,
     }
-    row = (await graph.query(SET_MEMORYLESS, params))[0]
-    return _session_record(session_id, [*row, memoryless])
+    rows = await graph.query(SET_MEMORYLESS, params)
+    return _session_record(session_id, [*rows[0], memoryless]) if rows else None
 
 
 async def session_info(graph: GraphStore, scope: Scope, session_id: str) -> dict[str, Any] | None:
-    """The session's record (None if no message or setting ever reached it)."""
-    params = {"user_id": scope.user_id, "session_id": session_id}
+    """The session's record (None if no message or setting ever reached it, or it is another
+    agent's, outside the caller's scope)."""
+    params = {"user_id": scope.user_id, "session_id": session_id, "agent_id": scope.agent_id}
     rows = await graph.ro_query(SESSION_INFO, params)
     return _session_record(session_id, rows[0]) if rows else None
 
