@@ -70,7 +70,8 @@ DETACH DELETE x
 RETURN count(x)
 """
 USER_LEFTOVERS = """
-MATCH (n) WHERE (n:Session OR n:Pattern OR n:Entity OR n:Reflection) AND n.user_id = $user_id
+MATCH (n) WHERE (n:Session OR n:Pattern OR n:Entity OR n:Reflection OR n:UserSettings)
+  AND n.user_id = $user_id
 DETACH DELETE n
 RETURN count(n)
 """
@@ -116,7 +117,7 @@ async def erase_memories(
 async def erase_user_leftovers(
     graph: GraphStore, user_id: str, *, actor: str, now: str, count: int
 ) -> int:
-    """A user's sessions, patterns and entities; the user's erasure is audited."""
+    """A user's sessions, settings, patterns and entities; the user's erasure is audited."""
     rows = await graph.query(USER_LEFTOVERS, {"user_id": user_id})
     params = {"user_id": user_id, "actor": actor, "now": now, "count": count}
     await graph.query(USER_ERASED_EVENT, params)

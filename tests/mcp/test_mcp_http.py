@@ -1,6 +1,7 @@
 """/mcp with the MCP SDK's own client against a live server: every tool, the resources, the
 keys and the agent scope of the REST API."""
 
+import asyncio
 import base64
 import json
 import uuid
@@ -175,6 +176,25 @@ async def test_artifact_tools_round_trip(base_url: str):
         assert "not_found" in message
     async with mcp_session(base_url, bearer(BOB_KEY)) as bob:
         assert "not_found" in await failure(bob, "list_artifacts", memory_id=memory_id)
+
+
+async def test_context_opens_with_the_session_s_latest_messages(base_url: str):
+    async with mcp_session(base_url, bearer(ALICE_KEY)) as session:
+        said = ["My canoe is green.", "Green canoes blend into the reeds."]
+        messages = [
+            {"role": role, "content": text}
+            for role, text in zip(("user", "assistant"), said, strict=True)
+        ]
+        accepted = await call(session, "remember", session_id="canoe", messages=messages)
+        for _ in range(600):
+            state = await call(session, "remember_status", job_id=accepted["job_id"])
+            if state["state"] in ("done", "dead"):
+                break
+            await asyncio.sleep(0.1)
+        assert state["state"] == "done", state
+        block = await call(session, "context", query="canoe", session_id="canoe")
+        assert block["session_messages"] == 2
+        assert block["context"].index(said[0]) < block["context"].index(said[1])
 
 
 async def test_bad_arguments_are_named(base_url: str):

@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.conftest import AGENT_KEY, ALICE_KEY, BOB_KEY, auth, running_client
+from tests.conftest import ADMIN_KEY, AGENT_KEY, ALICE_KEY, BOB_KEY, auth, running_client
 from tests.conftest import test_settings as settings_for
 from tests.remember.test_sessions import remember, turn
 
@@ -161,3 +161,11 @@ async def test_a_session_s_latest_messages_open_the_context_in_order(client):
     ).status_code == 400
     bob = (await client.post("/recall/context", json=body, headers=BOB)).json()
     assert bob["session_messages"] == 0 and "<turn" not in bob["context"]
+
+
+async def test_erasing_a_user_erases_their_settings(client):
+    await client.put("/me/settings", json={"personal_intelligence": False}, headers=BOB)
+    erased = await client.delete("/admin/users/bob", headers=auth(ADMIN_KEY))
+    assert erased.status_code == 200, erased.text
+    settings = (await client.get("/me/settings", headers=BOB)).json()
+    assert settings == {"personal_intelligence": True, "updated_at": None}
