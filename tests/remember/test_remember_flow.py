@@ -79,6 +79,9 @@ def flow_settings(tmp_path: Path, falkordb_url: str, **overrides: Any):
         "embedding_provider": "local",
         "embedding_dimensions": None,
         "session_idle_seconds": IDLE_S,
+        # No reflections here (tests/remember/test_reflection.py has them): one written while a
+        # test reads would be one more memory about the user, on its own schedule.
+        "reflection_every": 0,
         **FAST_JOBS,
         **overrides,
     }
