@@ -15,6 +15,7 @@ from typing import Any
 from app.jobs.kinds import REFLECT
 from app.llm import LLMUnavailable
 from app.memories.build import build_memory
+from app.memories.fields import MAX_CONTENT_CHARS
 from app.memories.schemas import MemoryCreate
 from app.memories.service import mirror_update, store_memories
 from app.models import Memory, MemoryType, to_iso, utc_now
@@ -181,11 +182,20 @@ async def _llm_reflection(deps: RememberDeps, facts: list[Memory]) -> str:
     return text[:2000]
 
 
+def within_limit(content: str) -> str:
+    """The profile cut after its last whole item that fits the content limit (the traits keep
+    every fact): a user with many facts must still get a reflection."""
+    if len(content) <= MAX_CONTENT_CHARS:
+        return content
+    cut = content[: MAX_CONTENT_CHARS - 1].rsplit("; ", 1)[0]
+    return f"{cut}…"
+
+
 def _reflection_memory(
     scope: Scope, content: str, traits: dict[str, list[str]], facts: list[Memory]
 ) -> Memory:
     data = MemoryCreate(
-        content=content,
+        content=within_limit(content),
         type=MemoryType.INSIGHT,
         confidence=min(f.confidence for f in facts),
         importance=0.8,

@@ -10,7 +10,9 @@ from typing import Any
 import httpx
 import pytest
 
+from app.memories.fields import MAX_CONTENT_CHARS
 from app.remember.facts import Turn
+from app.remember.reflection import within_limit
 from tests.conftest import ALICE_KEY, BOB_KEY, auth, running_client
 from tests.memories.test_embedding_jobs import wait_until
 from tests.remember.script import Session
@@ -158,3 +160,10 @@ async def test_memoryless_calls_count_nothing(client: httpx.AsyncClient) -> None
     assert "reflect_job" not in two  # two counted, not five
     three = await remember(client, said("My partner is Tom."))
     assert three["reflect_job"]
+
+
+def test_a_long_profile_is_cut_after_a_whole_item_within_the_limit():
+    content = "Marta: " + "; ".join(f"likes hobby number {i}" for i in range(400))
+    cut = within_limit(content)
+    assert len(cut) <= MAX_CONTENT_CHARS and cut.endswith("…")
+    assert cut[:-1] in content and cut[:-1].endswith(str(int(cut[:-1].rsplit(" ", 1)[1])))
