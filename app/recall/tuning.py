@@ -1,0 +1,39 @@
+"""Recall's weights, floor and channel settings, built from Settings in one place."""
+
+from app.config import Settings
+from app.recall.outcome import RecallConfig
+from app.recall.rank import Weights
+
+
+def recall_config(settings: Settings) -> RecallConfig:
+    """Recall's weights and floor, from settings."""
+    weights = Weights(
+        importance=settings.recall_weight_importance,
+        confidence=settings.recall_weight_confidence,
+        relevance=settings.recall_weight_relevance,
+        recency=settings.recall_weight_recency,
+        recency_half_life_days=settings.recall_recency_half_life_days,
+        recency_curve=settings.recall_recency_curve,
+        raw_penalty=settings.recall_raw_penalty,
+        superseded_penalty=settings.recall_superseded_penalty,
+        channel_weights={
+            "dense": settings.recall_weight_dense,
+            "bm25": settings.recall_weight_bm25,
+            "prf": settings.recall_weight_prf,
+            "window": settings.recall_weight_window,
+        },
+        rrf_k=settings.recall_rrf_k,
+        context=settings.recall_weight_context,
+        name_lead=settings.recall_weight_name_lead,
+        name_mention=settings.recall_weight_name_mention,
+        context_priority=settings.recall_weight_context_priority,
+        question=settings.recall_weight_question,
+        outdated=settings.recall_weight_outdated,
+        sub_query_share=settings.recall_sub_query_share,
+    )
+    return RecallConfig(
+        weights=weights,
+        relevance_floor=settings.recall_relevance_floor,
+        context_seeds=settings.recall_context_seeds,
+        dense_without_names=settings.recall_dense_without_names,
+    )
