@@ -6,7 +6,13 @@ import time
 import pytest
 
 from app.recall.names import MAX_NAMES, query_names
-from app.recall.params import MAX_IDS, MAX_ITEM_CHARS, MAX_ITEMS, MAX_QUERIES, MAX_QUERY_CHARS
+from app.recall.param_readers import (
+    MAX_IDS,
+    MAX_ITEM_CHARS,
+    MAX_ITEMS,
+    MAX_QUERIES,
+    MAX_QUERY_CHARS,
+)
 from tests.conftest import ALICE_KEY, auth
 from tests.recall.test_recall import recall_app  # noqa: F401  (the module's fixture)
 
