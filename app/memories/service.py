@@ -13,18 +13,18 @@ from typing import Any
 
 from app.errors import BadRequest, Conflict, MemoryNotFound
 from app.jobs.kinds import batches, enqueue_embedding, enqueue_enrichment, enrichment_enabled
-from app.memories import artifacts, sequence, windows
+from app.memories import artifacts, windows
 from app.memories.archive import archive_changes
 from app.memories.build import build_memory, check_validity, expiry
 from app.memories.derive import content_hash, tag_prefixes
 from app.memories.schemas import MemoryCreate, MemoryUpdate
 from app.memories.ttl import TtlTable
+from app.memories.turn_order import link_session_turns
 from app.models import Memory, Status, to_iso, utc_now
 from app.scope import Scope
 from app.storage import Stores
 from app.storage.idempotency import Claim
 from app.storage.mirror import vector_payload, vector_point
-from app.storage.sequences import link_sequences
 from app.webhooks.events import CREATED, DELETED, UPDATED, emit_memories
 
 log = logging.getLogger(__name__)
@@ -101,34 +101,6 @@ async def store(
         memory.embedding_status = Status.DONE
         embedding = "provided"
     return Stored(memory, stored.previously_deleted.get(memory.id, False), mirrored, embedding)
-
-
-async def link_session_turns(stores: Stores, scope: Scope, memories: list[Memory]) -> None:
-    """Links each turn of a conversation session to the one before it (PRECEDED_BY).
-
-    Within a batch, items of one session are consecutive turns in the order sent; the first of
-    them follows the session's latest stored turn. Memories without a session are linked where
-    sequence.py infers one. Recall uses these links to bring in the neighbouring turns of a good
-    match.
-    """
-    inferred = sequence.infer(memories)
-    since = to_iso(utc_now() - sequence.CLOSE)
-    await link_sequences(
-        stores.graph, scope.user_id, inferred.keys, inferred.firsts, inferred.pairs, since
-    )
-    in_session = [m for m in memories if m.session_id]
-    if not in_session:
-        return
-    pairs, firsts = [], []
-    last_seen: dict[str | None, str] = {}
-    for memory in in_session:
-        previous = last_seen.get(memory.session_id)
-        if previous is None:
-            firsts.append({"id": memory.id, "session_id": memory.session_id})
-        else:
-            pairs.append({"later": memory.id, "earlier": previous})
-        last_seen[memory.session_id] = memory.id
-    await stores.graph.link_turns(scope.user_id, firsts, pairs)
 
 
 async def _queue_embedding(stores: Stores, scope: Scope, memory_ids: list[str]) -> str:
