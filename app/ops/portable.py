@@ -22,7 +22,6 @@ import asyncio
 import base64
 import hashlib
 import json
-import uuid
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
@@ -33,12 +32,10 @@ from pydantic import ValidationError
 
 from app.errors import BadRequest
 from app.jobs.kinds import batches, enqueue_embedding
-from app.memories.build import build_memory
 from app.memories.derive import content_hash
-from app.memories.schemas import MemoryCreate
 from app.memories.tasks import EmbedDeps
 from app.models import Memory, Status, to_iso, utc_now
-from app.scope import Scope
+from app.ops.automem_format import canonical_uuid, from_automem
 from app.storage import portable
 from app.storage.artifacts import ArtifactStore
 from app.storage.graph import GraphStore
@@ -234,7 +231,7 @@ def _engram_item(record: dict[str, Any], user_id: str | None) -> ImportItem:
     if user_id:
         data["user_id"] = user_id
     memory = Memory.model_validate(data)
-    memory.id = _uuid(memory.id)
+    memory.id = canonical_uuid(memory.id)
     memory.content_hash = content_hash(memory.content)
     memory.embedding_status = Status.PENDING
     revisions = [_revision(memory, r) for r in record.get("revisions", [])]
@@ -246,7 +243,9 @@ def _artifact(line: dict[str, Any]) -> ArtifactLine:
     data = base64.b64decode(str(line["content_base64"]), validate=True)
     if hashlib.sha256(data).hexdigest() != line["sha256"]:
         raise ValueError(f"artifact {line['id']}: its content does not have its sha256")
-    return ArtifactLine(_uuid(str(line["memory_id"])), _uuid(str(line["id"])), data)
+    return ArtifactLine(
+        canonical_uuid(str(line["memory_id"])), canonical_uuid(str(line["id"])), data
+    )
 
 
 def _entity(entity: dict[str, Any]) -> dict[str, Any]:
@@ -263,44 +262,6 @@ def _entity(entity: dict[str, Any]) -> dict[str, Any]:
 
 def _text(value: Any) -> str | None:
     return None if value is None else str(value)
-
-
-def from_automem(props: dict[str, Any], user_id: str, actor: str, now: datetime) -> Memory:
-    """An AutoMem memory (its node's properties, or its API shape) as an Engram memory."""
-    wanted = (
-        "content",
-        "tags",
-        "importance",
-        "confidence",
-        "timestamp",
-        "t_valid",
-        "t_invalid",
-        "updated_at",
-        "last_accessed",
-        "metadata",
-        "type",
-    )
-    fields = {k: props[k] for k in wanted if props.get(k) not in (None, "")}
-    if isinstance(fields.get("metadata"), str):  # AutoMem's graph keeps it as a JSON string
-        fields["metadata"] = json.loads(fields["metadata"])
-    try:
-        data = MemoryCreate.model_validate({**fields, "ttl_days": None})
-    except ValidationError:  # AutoMem accepted any type string; ours must be one we know
-        fields.pop("type", None)
-        data = MemoryCreate.model_validate({**fields, "ttl_days": None})
-    memory = build_memory(data, scope=Scope(user_id), actor=actor, now=now)
-    memory.id = _uuid(str(props.get("id") or uuid.uuid4()))
-    memory.summary = props.get("summary") or None
-    memory.archived = bool(props.get("archived", False))
-    memory.protected = bool(props.get("protected", False))
-    if isinstance(props.get("relevance_score"), int | float):
-        memory.relevance_score = float(props["relevance_score"])
-    memory.source = {**memory.source, "imported_from": "automem"}
-    return memory
-
-
-def _uuid(value: str) -> str:
-    return str(uuid.UUID(value))
 
 
 def _revision(memory: Memory, props: dict[str, Any]) -> dict[str, Any]:
@@ -332,7 +293,9 @@ def _links(links: Any) -> list[dict[str, Any]]:
         props = {
             k: _graph_value(v) for k, v in (link.get("properties") or {}).items() if v is not None
         }
-        found.append({"type": kind, "target": _uuid(str(link["target"])), "properties": props})
+        found.append(
+            {"type": kind, "target": canonical_uuid(str(link["target"])), "properties": props}
+        )
     return found
 
 
