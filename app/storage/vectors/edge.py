@@ -34,12 +34,17 @@ from app.storage.vectors.base import (
     scope_clause,
 )
 from app.storage.vectors.bm25 import query_terms
+from app.storage.vectors.edge_load import (
+    CONFIG_FILE,
+    SEARCH_THREADS,
+    load_shard,
+    stored_config,
+)
 from app.storage.vectors.edge_rebuild import build_fresh_copy, finish_interrupted_rebuild, swap_in
 from app.storage.vectors.edge_shard import (
     DENSE_DATATYPE,
     clear_windows_sync,
     complete_shared_live,
-    create_dense,
     dense_of,
     edge_config,
     edge_filter,
@@ -51,25 +56,14 @@ from app.storage.vectors.edge_shard import (
     recreate_dense_sync,
     scroll_page,
     set_windows_sync,
-    stored_dense,
-    stored_vector,
     upsert_sync,
     write_atomically,
 )
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
-CONFIG_FILE = "edge_config.json"
 # Engram's record of the model that made the dense vectors (Edge has no collection metadata).
 MODEL_FILE = "engram_embedding_model.json"
-STORED_DATATYPES = {
-    "float32": qe.VectorStorageDatatype.Float32,
-    "float16": qe.VectorStorageDatatype.Float16,
-}
-# Edge's search pool defaults to four threads per core. Every engine call already runs on the
-# one shard thread, so more pool threads only add hand-offs: with one, recall's search step is
-# shorter (compared side by side with `bench/recall_ab.py`).
-SEARCH_THREADS = 1
 HEALTH_TIMEOUT_S = 5.0
 
 
@@ -338,12 +332,8 @@ class EdgeVectorIndex:
         assert self._executor is not None
         return await asyncio.get_running_loop().run_in_executor(self._executor, partial(fn, *args))
 
-    def _config(
-        self,
-        datatype: qe.VectorStorageDatatype = DENSE_DATATYPE,
-        window_datatype: qe.VectorStorageDatatype | None = DENSE_DATATYPE,
-    ) -> qe.EdgeConfig:
-        return edge_config(self.dimension, datatype, window_datatype, SEARCH_THREADS)
+    def _config(self) -> qe.EdgeConfig:
+        return edge_config(self.dimension, DENSE_DATATYPE, DENSE_DATATYPE, SEARCH_THREADS)
 
     def _rebuild_sync(self, shard: qe.EdgeShard) -> qe.EdgeShard:
         build_fresh_copy(shard, self.path, self._stored_config())
@@ -382,45 +372,12 @@ class EdgeVectorIndex:
         return shard
 
     def _load_sync(self) -> qe.EdgeShard:
-        """Load an existing shard, turning the engine's opaque errors into ours."""
-        dense = stored_dense(self.path / CONFIG_FILE, self.dimension)
-        try:
-            if not dense:
-                return self._load_without_dense_sync()
-            shard = qe.EdgeShard.load(str(self.path), self._stored_config())
-            self._add_window(shard)
-            return shard
-        except Exception as exc:
-            if "WouldBlock" in str(exc):
-                raise VectorIndexError(
-                    f"Edge shard {self.path} is already open (in this or another process); "
-                    "a shard directory can have only one owner"
-                ) from exc
-            raise VectorIndexError(f"cannot load Edge shard {self.path}: {exc}") from exc
-
-    def _stored_config(self) -> qe.EdgeConfig:
-        """The layout as the shard on disk records it. A shard made before dense vectors were
-        stored as float16 keeps float32 until its next change of model (see `drop_dense`)."""
-        dense = stored_vector(self.path / CONFIG_FILE, DENSE)
-        datatype = STORED_DATATYPES[dense.get("datatype", "float32")]
-        window = stored_vector(self.path / CONFIG_FILE, WINDOW)
-        window_type = STORED_DATATYPES[window.get("datatype", "float32")] if window else None
-        return self._config(datatype, window_type)
-
-    def _load_without_dense_sync(self) -> qe.EdgeShard:
-        """A crash inside `drop_dense`, between deleting the dense vector and creating it again,
-        leaves a shard without one: it opens as stored and gets it back, empty. Its recorded
-        model is still the old one, so the start re-embeds everything, as the switch intended."""
-        shard = qe.EdgeShard.load(str(self.path), None)
-        shard.update(create_dense(self.dimension))
-        self._add_window(shard)
+        shard, windows_added = load_shard(self.path, self.dimension)
+        self.windows_added = self.windows_added or windows_added
         return shard
 
-    def _add_window(self, shard: qe.EdgeShard) -> None:
-        """Adds the window vector, empty, to a shard made before it existed."""
-        if not stored_vector(self.path / CONFIG_FILE, WINDOW):
-            shard.update(create_dense(self.dimension, WINDOW))
-            self.windows_added = True
+    def _stored_config(self) -> qe.EdgeConfig:
+        return stored_config(self.path, self.dimension)
 
     def _recorded_model(self) -> str | None:
         try:
