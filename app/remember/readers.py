@@ -13,7 +13,7 @@ from spacy.tokens import Token
 
 from app.remember import lexicon as lex
 from app.remember.attributes import ACTIVE, ANY, item_key, slot_for
-from app.remember.builders import HABIT, MOVE, PLACE, WORK, dated
+from app.remember.fact_kinds import HABIT, MOVE, PLACE, WORK, dated
 from app.remember.facts import ExtractedFact
 from app.remember.frames import Predicate, head_words, is_name, name_text, phrase, rest_text
 from app.remember.frames import pobjs as _pobjs

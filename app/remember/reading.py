@@ -6,7 +6,7 @@ from spacy.tokens import Token
 
 from app.remember import lexicon as lex
 from app.remember.attributes import ACTIVE, ENDED, slot_for
-from app.remember.builders import (
+from app.remember.fact_kinds import (
     EVENT_KIND,
     HABIT,
     IDENTITY,
