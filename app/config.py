@@ -268,6 +268,11 @@ class Settings(BaseSettings):
         3600, ge=1, le=7 * 86_400, validation_alias="ENGRAM_ARTIFACT_URL_TTL_S"
     )
     artifact_url_secret: str | None = Field(None, validation_alias="ENGRAM_ARTIFACT_URL_SECRET")
+    # Chunks one `include_artifacts` recall may embed for text artifacts that have no search
+    # index yet (the upload's artifact_index job normally builds it first).
+    artifact_search_embed_budget: int = Field(
+        256, ge=0, le=100_000, validation_alias="ARTIFACT_SEARCH_EMBED_BUDGET"
+    )
 
     @field_validator("admin_key")
     @classmethod

@@ -21,6 +21,7 @@ RAW_RETENTION = "raw_retention"
 LIFECYCLE = "lifecycle"
 WINDOWS = "windows"
 WEBHOOK = "webhook"
+ARTIFACT_INDEX = "artifact_index"
 
 JOB_BATCH = 32  # memories per embed or enrich job: one embedding provider batch
 
@@ -76,3 +77,13 @@ async def enqueue_enrichment(
         enqueued = await jobs.enqueue(ENRICH, [user_id, key], {"memory_ids": ids, "force": force})
         job_ids.append(enqueued.job_id)
     return job_ids
+
+
+async def enqueue_artifact_index(
+    jobs: JobQueue, user_id: str, agent_id: str | None, memory_id: str
+) -> str:
+    """Queues the search index of a memory's text artifacts; returns the job id."""
+    enqueued = await jobs.enqueue(
+        ARTIFACT_INDEX, [user_id, memory_id], {"agent_id": agent_id, "memory_id": memory_id}
+    )
+    return enqueued.job_id

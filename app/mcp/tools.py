@@ -197,6 +197,9 @@ def _recall_tools(server: MCPServer, caller: CallerResolver) -> None:
             bool, Field(description="Also return memories linked to the results.")
         ] = False,
         session_id: SessionId = None,
+        include_artifacts: Annotated[
+            bool, Field(description="Also search attached text files (slow memory).")
+        ] = False,
     ) -> dict[str, Any]:
         """Finds memories by meaning and keywords, best first."""
         body = given(
@@ -209,15 +212,19 @@ def _recall_tools(server: MCPServer, caller: CallerResolver) -> None:
             end=end,
             expand_relations=expand_relations,
             session_id=session_id,
+            include_artifacts=include_artifacts or None,
         )
         found = await caller(ctx).call("POST", "/recall", json=body)
         results = [compact(item) for item in found["results"]]
-        return {
+        answer = {
             "query": query,
             "count": len(results),
             "results": results,
             "degraded": found.get("degraded", []),
         }
+        if include_artifacts:
+            answer["artifacts"] = found.get("artifacts")
+        return answer
 
     @server.tool(annotations=READ_ONLY)
     async def context(

@@ -9,6 +9,7 @@ erasing it does too.
 
 import asyncio
 import hashlib
+import logging
 import random
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -25,6 +26,8 @@ from app.errors import (
     PayloadTooLarge,
     ServiceUnavailable,
 )
+from app.jobs.kinds import enqueue_artifact_index
+from app.jobs.queue import JobQueue
 from app.memories.artifact_checks import checked, is_text, media_type, safe_filename
 from app.memories.artifact_links import Grant, sign
 from app.models import ArtifactMeta, to_iso, utc_now
@@ -33,6 +36,8 @@ from app.storage import Stores
 from app.storage import artifact_records as records
 from app.storage.artifacts import ArtifactStore, TooLarge
 from app.storage.records import new_id
+
+log = logging.getLogger(__name__)
 
 MAX_PER_MEMORY = 100
 # Each round of compare-and-set has a winner: N uploads to one memory at once need N rounds.
@@ -106,6 +111,17 @@ async def save(
         await asyncio.to_thread(files.remove, scope.user_id, memory_id, artifact_id)
         raise
     return meta
+
+
+async def queue_index(jobs: JobQueue | None, scope: Scope, memory_id: str) -> None:
+    """Queues the search index of the memory's text artifacts. The upload stands if the queue
+    is down: a search with `include_artifacts` builds a missing index itself."""
+    if jobs is None:
+        return
+    try:
+        await enqueue_artifact_index(jobs, scope.user_id, scope.agent_id, memory_id)
+    except Exception as exc:  # noqa: BLE001 - the file and its metadata are already stored
+        log.warning("artifact index of memory %s not queued: %s", memory_id, exc)
 
 
 def _adding(meta: ArtifactMeta) -> Callable[[list[ArtifactMeta]], list[ArtifactMeta]]:

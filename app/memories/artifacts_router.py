@@ -12,7 +12,7 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from pydantic import ValidationError
 from starlette.datastructures import UploadFile
 
-from app.deps import PrincipalDep, ScopeDep, SettingsDep, StoresDep
+from app.deps import JobsDep, PrincipalDep, ScopeDep, SettingsDep, StoresDep
 from app.errors import BadRequest
 from app.http_errors import describe_validation_error
 from app.memories import artifacts
@@ -84,15 +84,19 @@ async def save_artifact(
     scope: ScopeDep,
     principal: PrincipalDep,
     settings: SettingsDep,
+    jobs: JobsDep,
 ) -> ArtifactResponse:
     """Attaches a file: multipart (`file`), or JSON with `content` (text) or `content_base64`.
 
     At most MAX_ARTIFACT_SIZE bytes (413 over it); the type must be text/*, application/json,
-    application/pdf, image/png|jpeg|gif|webp or application/octet-stream (415 otherwise)."""
+    application/pdf, image/png|jpeg|gif|webp or application/octet-stream (415 otherwise). A text
+    artifact's search index (for `include_artifacts` on recall) is built by a job after it."""
     limit = settings.max_artifact_size
 
     async def store(upload: artifacts.Upload) -> ArtifactResponse:
         meta = await artifacts.save(stores, scope, principal.actor, memory_id, upload, limit=limit)
+        if is_text(meta.content_type):
+            await artifacts.queue_index(jobs, scope, memory_id)
         return ArtifactResponse(memory_id=memory_id, artifact=meta)
 
     if request.headers.get("content-type", "").lower().startswith("multipart/form-data"):

@@ -101,6 +101,11 @@ class RecallRequest(BaseModel):
         description="Each /remember fact in the results carries `source_turns`: the transcript "
         "turns it came from (id, content, speaker, role, timestamp).",
     )
+    include_artifacts: Annotated[bool, _bool(False)] = Field(
+        False,
+        description="Also search the chunks of the caller's text artifacts; the best (at most "
+        "`limit`, ≤ 20) come back under `artifacts`, apart from `results`.",
+    )
     roles: Words = Field(
         default_factory=list,
         validation_alias=AliasChoices("role", "roles"),

@@ -7,13 +7,13 @@ from fastapi import APIRouter, Body, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
-from app.deps import EmbedderDep, ScopeDep, StoresDep
+from app.deps import EmbedderDep, ScopeDep, SettingsDep, StoresDep
 from app.errors import BadRequest
 from app.memories.schemas import MemoryOut, public
 from app.metrics import observe_recall_steps
 from app.models import to_iso
+from app.recall import artifacts, service, source_turns, tiers
 from app.recall import params as recall_params
-from app.recall import service, source_turns, tiers
 from app.recall.dependencies import AccessDep, RecallConfigDep
 from app.recall.outcome import Hit, RecallOutcome, describe
 from app.recall.params import RecallRequest
@@ -90,6 +90,12 @@ class RecallResponse(BaseModel):
         "`session_id` and pinned ones were kept.",
     )
     session_id: str | None = Field(None, description="The session, when that is false.")
+    artifacts: dict[str, Any] | None = Field(
+        None,
+        description="include_artifacts: {results: [{memory_id, artifact, offset, length, "
+        "content, score}], searched, pending} — the best chunks of text artifacts; `pending` "
+        "counts artifacts not yet indexed (searched once their index is built).",
+    )
 
 
 @router.get("/recall", response_model=RecallResponse)
@@ -100,12 +106,13 @@ async def recall_get(
     config: RecallConfigDep,
     access: AccessDep,
     scope: ScopeDep,
+    settings: SettingsDep,
 ) -> JSONResponse:
     """Finds memories by meaning and keywords (AutoMem's GET /recall parameters)."""
     raw: dict[str, Any] = {}
     for key, value in request.query_params.multi_items():
         raw.setdefault(key, []).append(value)
-    return await _recall(stores, embedder, config, access, scope, raw)
+    return await _recall(stores, embedder, config, access, scope, raw, settings)
 
 
 # The body is parsed as leniently as GET's query string (AutoMem clamps or defaults bad values
@@ -125,10 +132,11 @@ async def recall_post(
     config: RecallConfigDep,
     access: AccessDep,
     scope: ScopeDep,
+    settings: SettingsDep,
     body: dict[str, Any] = Body(...),
 ) -> JSONResponse:
     """The same as GET /recall, with a JSON body (see RecallRequest)."""
-    return await _recall(stores, embedder, config, access, scope, body)
+    return await _recall(stores, embedder, config, access, scope, body, settings)
 
 
 async def _recall(
@@ -138,6 +146,7 @@ async def _recall(
     access: AccessDep,
     scope: ScopeDep,
     raw: dict[str, Any],
+    settings: SettingsDep,
 ) -> JSONResponse:
     params = recall_params.parse(raw)
     if params.embedding is not None and len(params.embedding) != embedder.dimension:
@@ -162,6 +171,15 @@ async def _recall(
     body = {**_response(params, outcome, config.relevance_floor), **tier.described()}
     if params.include_source_turns:
         await source_turns.attach(stores.graph, scope, body["results"])
+    if params.include_artifacts:
+        body["artifacts"] = await artifacts.search(
+            stores,
+            embedder,
+            scope,
+            params,
+            floor=config.relevance_floor,
+            budget=settings.artifact_search_embed_budget,
+        )
     return FastJSONResponse(body)
 
 

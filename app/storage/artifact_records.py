@@ -30,6 +30,11 @@ WITH_ARTIFACTS = """
 MATCH (m:Memory) WHERE m.id IN $ids AND m.artifacts IS NOT NULL
 RETURN m.id, m.user_id, m.artifacts
 """
+# A scope's memories with artifacts, newest first (artifact search, app/memories/artifact_search).
+IN_SCOPE_WITH_ARTIFACTS = f"""
+MATCH (m:Memory) WHERE {IN_SCOPE} AND m.artifacts IS NOT NULL
+RETURN m.id, m.artifacts ORDER BY m.timestamp DESC LIMIT $limit
+"""
 
 
 class Changed(Exception):
@@ -89,3 +94,11 @@ async def of_memories(
     """memory id -> (owner, artifacts) for the live memories among the ids that have any."""
     rows = await graph.ro_query(WITH_ARTIFACTS, {"ids": list(memory_ids)})
     return {row[0]: (row[1], parse(row[2])) for row in rows}
+
+
+async def in_scope(
+    graph: GraphStore, scope: Scope, limit: int
+) -> list[tuple[str, list[ArtifactMeta]]]:
+    """(memory id, artifacts) of the scope's newest `limit` memories that have any."""
+    rows = await graph.ro_query(IN_SCOPE_WITH_ARTIFACTS, {"limit": limit, **scope_params(scope)})
+    return [(row[0], parse(row[1])) for row in rows]

@@ -25,6 +25,9 @@ from typing import Protocol
 
 PARTIAL = ".partial-"
 SECRET_FILE = ".url-secret"
+# A text artifact's search index (its chunks' vectors, app/memories/artifact_search.py) sits
+# beside it as `<artifact id>.chunks`: derived data, rebuilt when missing, gone with its file.
+INDEX_SUFFIX = ".chunks"
 CHUNK = 1 << 20
 
 
@@ -69,6 +72,10 @@ class ArtifactStore(Protocol):
     def digest(self, user_id: str, memory_id: str, artifact_id: str) -> str | None: ...
 
     def remove(self, user_id: str, memory_id: str, artifact_id: str) -> None: ...
+
+    def read_index(self, user_id: str, memory_id: str, artifact_id: str) -> bytes | None: ...
+
+    def write_index(self, user_id: str, memory_id: str, artifact_id: str, data: bytes) -> None: ...
 
     def remove_memories(self, user_id: str, memory_ids: Iterable[str]) -> int: ...
 
@@ -142,7 +149,30 @@ class FileArtifacts:
 
     def remove(self, user_id: str, memory_id: str, artifact_id: str) -> None:
         # The memory's directory stays (an upload may be writing into it); it goes with the memory.
-        self.path(user_id, memory_id, artifact_id).unlink(missing_ok=True)
+        path = self.path(user_id, memory_id, artifact_id)
+        path.unlink(missing_ok=True)
+        _index_of(path).unlink(missing_ok=True)
+
+    def read_index(self, user_id: str, memory_id: str, artifact_id: str) -> bytes | None:
+        """The artifact's search index as written, or None if it has none."""
+        try:
+            return _index_of(self.path(user_id, memory_id, artifact_id)).read_bytes()
+        except FileNotFoundError:
+            return None
+
+    def write_index(self, user_id: str, memory_id: str, artifact_id: str, data: bytes) -> None:
+        """Writes the search index of an artifact whose file exists (none for a deleted one)."""
+        path = self.path(user_id, memory_id, artifact_id)
+        temporary = path.parent / f"{PARTIAL}{uuid.uuid4().hex}"
+        try:
+            temporary.write_bytes(data)
+            if not path.is_file():  # deleted meanwhile: no index of it stays behind
+                raise FileNotFoundError(path)
+            os.replace(temporary, _index_of(path))
+        finally:
+            temporary.unlink(missing_ok=True)
+        if not path.is_file():  # deleted between the check and the rename
+            _index_of(path).unlink(missing_ok=True)
 
     def remove_memories(self, user_id: str, memory_ids: Iterable[str]) -> int:
         """Removes every file of these memories; returns how many memories had any."""
@@ -165,12 +195,15 @@ class FileArtifacts:
                     shutil.rmtree(child, ignore_errors=True)
 
     def files(self) -> Iterator[StoredFile]:
-        """Every file under the root, partial ones included (for sweeps and fsck)."""
+        """Every file under the root, partial ones included (for sweeps and fsck); a search
+        index only when its artifact's file is gone (then it is an orphan)."""
         if not self.root.exists():
             return
         for owner in sorted(p for p in self.root.iterdir() if p.is_dir()):
             for memory in sorted(p for p in owner.iterdir() if p.is_dir()):
                 for path in sorted(memory.iterdir()):
+                    if _is_live_index(path):
+                        continue
                     yield StoredFile(owner.name, memory.name, path.name, path)
 
     def discard(self, owner: str, memory_id: str, name: str, *, memory_gone: bool) -> None:
@@ -206,6 +239,16 @@ class FileArtifacts:
                 temporary.unlink()
             _fsync_dir(self.root)
         return bytes.fromhex(path.read_text().strip())
+
+
+def _index_of(path: Path) -> Path:
+    return path.with_name(path.name + INDEX_SUFFIX)
+
+
+def _is_live_index(path: Path) -> bool:
+    if not path.name.endswith(INDEX_SUFFIX):
+        return False
+    return path.with_name(path.name.removesuffix(INDEX_SUFFIX)).is_file()
 
 
 def _make_dirs(directory: Path) -> list[Path]:

@@ -6,6 +6,7 @@ Part of the composition root: it names every domain's handlers, so no domain imp
 from app.config import Settings
 from app.enrichment.tasks import enrich_job
 from app.jobs.kinds import (
+    ARTIFACT_INDEX,
     CONSOLIDATE,
     EMBED,
     ENRICH,
@@ -20,6 +21,7 @@ from app.jobs.kinds import (
 )
 from app.jobs.spec import JobKind, RetryPolicy
 from app.lifecycle.tasks import lifecycle_job
+from app.memories.artifact_search import artifact_index_job
 from app.memories.tasks import embed_job
 from app.memories.windows import windows_job
 from app.ops.tasks import reembed_job, sync_job
@@ -48,6 +50,9 @@ def job_kinds(settings: Settings) -> dict[str, JobKind]:
     kinds[REMEMBER] = JobKind(remember_job, retry=retry, timeout_s=600, heartbeat_s=beat)
     kinds[CONSOLIDATE] = JobKind(consolidate_job, retry=retry, timeout_s=600, heartbeat_s=beat)
     kinds[REFLECT] = JobKind(reflect_job, retry=retry, timeout_s=600, heartbeat_s=beat)
+    kinds[ARTIFACT_INDEX] = JobKind(
+        artifact_index_job, retry=retry, timeout_s=HOUR, heartbeat_s=beat
+    )
     kinds[RAW_RETENTION] = JobKind(
         raw_retention_job, retry=retry, timeout_s=HOUR, heartbeat_s=beat, concurrency=1
     )
