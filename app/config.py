@@ -268,6 +268,23 @@ class Settings(BaseSettings):
         3600, ge=1, le=7 * 86_400, validation_alias="ENGRAM_ARTIFACT_URL_TTL_S"
     )
     artifact_url_secret: str | None = Field(None, validation_alias="ENGRAM_ARTIFACT_URL_SECRET")
+    # An S3-compatible object store for artifacts (unset: the local filesystem). Credentials:
+    # these, else boto3's own chain (AWS_ACCESS_KEY_ID…, ~/.aws, an instance role).
+    artifact_s3_bucket: str | None = Field(None, validation_alias="ARTIFACT_S3_BUCKET")
+    artifact_s3_prefix: str = Field(
+        "",
+        max_length=200,
+        pattern=r"^$|^[A-Za-z0-9!_.*'()/-]*/$",
+        validation_alias="ARTIFACT_S3_PREFIX",
+    )
+    artifact_s3_endpoint_url: str | None = Field(None, validation_alias="ARTIFACT_S3_ENDPOINT_URL")
+    artifact_s3_region: str | None = Field(None, validation_alias="ARTIFACT_S3_REGION")
+    artifact_s3_access_key_id: str | None = Field(
+        None, validation_alias="ARTIFACT_S3_ACCESS_KEY_ID"
+    )
+    artifact_s3_secret_access_key: str | None = Field(
+        None, validation_alias="ARTIFACT_S3_SECRET_ACCESS_KEY", repr=False
+    )
     # Chunks one `include_artifacts` recall may embed for text artifacts that have no search
     # index yet (the upload's artifact_index job normally builds it first).
     artifact_search_embed_budget: int = Field(

@@ -44,7 +44,7 @@ from app.refusals import (
 from app.remember.pipeline import RememberConfig
 from app.remember.stats import ExtractionStats
 from app.storage import Stores
-from app.storage.artifacts import FileArtifacts
+from app.storage.artifact_backends import open_artifact_store
 from app.storage.falkordb_server import EmbeddedFalkorDB
 from app.storage.graph import GraphStore
 from app.storage.identity import Identity, check_identity, mark_verified, vector_store_identity
@@ -217,7 +217,7 @@ async def _start_runtime(settings: Settings, with_keyring: bool) -> Runtime:
         except StoreUnavailable:
             raise indexes_not_ready(settings.falkordb_index_wait_s) from None
         stores = Stores(graph, vectors=None)  # type: ignore[arg-type]
-        stores.artifacts = FileArtifacts(settings.data_dir / "artifacts")
+        stores.artifacts = open_artifact_store(settings)
         if settings.embedded_falkordb or settings.embedded_qdrant:
             stores.data_dir = settings.data_dir
         embedder = _embedder(settings)

@@ -147,19 +147,28 @@ async def find(stores: Stores, scope: Scope, memory_id: str, artifact_id: str) -
     raise ArtifactNotFound(memory_id, artifact_id)
 
 
-async def file_path(stores: Stores, scope: Scope, memory_id: str, meta: ArtifactMeta) -> Path:
-    """Where the artifact's bytes are; ArtifactFileMissing if they are not."""
-    path = files_of(stores).path(scope.user_id, memory_id, meta.id)
-    if not await asyncio.to_thread(path.is_file):
-        raise ArtifactFileMissing(
-            f"The file of artifact {meta.id} is missing from the artifact store (fsck reports it)"
-        )
-    return path
+async def file_path(
+    stores: Stores, scope: Scope, memory_id: str, meta: ArtifactMeta
+) -> Path | None:
+    """Where the artifact's bytes are on this machine (None: in an object store);
+    ArtifactFileMissing if they are nowhere."""
+    files = files_of(stores)
+    if not await asyncio.to_thread(files.exists, scope.user_id, memory_id, meta.id):
+        raise _missing(meta)
+    return files.local_path(scope.user_id, memory_id, meta.id)
 
 
 async def read_bytes(stores: Stores, scope: Scope, memory_id: str, meta: ArtifactMeta) -> bytes:
-    path = await file_path(stores, scope, memory_id, meta)
-    return await asyncio.to_thread(path.read_bytes)
+    try:
+        return await asyncio.to_thread(files_of(stores).read, scope.user_id, memory_id, meta.id)
+    except FileNotFoundError:
+        raise _missing(meta) from None
+
+
+def _missing(meta: ArtifactMeta) -> ArtifactFileMissing:
+    return ArtifactFileMissing(
+        f"The file of artifact {meta.id} is missing from the artifact store (fsck reports it)"
+    )
 
 
 async def read_text(

@@ -3,6 +3,7 @@
 import base64
 import binascii
 import time
+import urllib.parse
 import uuid
 from collections.abc import Iterator
 from typing import IO, Annotated, Any, Literal
@@ -189,17 +190,27 @@ async def get_artifact(
     return await _file(stores, scope, memory_id, meta)
 
 
-async def _file(
-    stores: StoresDep, scope: Scope, memory_id: str, meta: ArtifactMeta
-) -> FileResponse:
+async def _file(stores: StoresDep, scope: Scope, memory_id: str, meta: ArtifactMeta) -> Response:
     path = await artifacts.file_path(stores, scope, memory_id, meta)
     media = f"{meta.content_type}; charset=utf-8" if is_text(meta.content_type) else None
-    return FileResponse(
-        path,
-        media_type=media or meta.content_type,
-        filename=meta.filename,
-        headers=SAFE_HEADERS,
-    )
+    if path is not None:
+        return FileResponse(
+            path,
+            media_type=media or meta.content_type,
+            filename=meta.filename,
+            headers=SAFE_HEADERS,
+        )
+    data = await artifacts.read_bytes(stores, scope, memory_id, meta)  # ≤ MAX_ARTIFACT_SIZE
+    headers = {**SAFE_HEADERS, "Content-Disposition": _attachment(meta.filename)}
+    return Response(data, media_type=media or meta.content_type, headers=headers)
+
+
+def _attachment(filename: str) -> str:
+    """The Content-Disposition FileResponse sends for a local file (RFC 6266)."""
+    quoted = urllib.parse.quote(filename)
+    if quoted != filename:
+        return f"attachment; filename*=utf-8''{quoted}"
+    return f'attachment; filename="{filename}"'
 
 
 @router.delete("/memory/{memory_id}/artifacts/{artifact_id}", response_model=ArtifactDeleteResponse)
@@ -244,7 +255,7 @@ async def download_artifact(
     stores: StoresDep,
     settings: SettingsDep,
     token: Annotated[str, Query(max_length=4000, description="From POST …/url.")],
-) -> FileResponse:
+) -> Response:
     """The artifact a signed URL names (no API key: the token is the permission)."""
     key = await artifacts.url_key(stores, settings.artifact_url_secret)
     grant = verify(token, key, time.time())

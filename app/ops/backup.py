@@ -124,9 +124,9 @@ async def _write_artifacts(stores: Stores, memories: list[dict[str, Any]], out: 
         return
     for props in memories:
         for meta in artifact_records.parse(props.get("artifacts")):
-            path = stores.artifacts.path(props["user_id"], props["id"], meta.id)
+            ids = (props["user_id"], props["id"], meta.id)
             try:
-                data = await asyncio.to_thread(path.read_bytes)
+                data = await asyncio.to_thread(stores.artifacts.read, *ids)
             except FileNotFoundError:
                 out.missing += 1
                 continue

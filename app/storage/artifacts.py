@@ -1,11 +1,13 @@
 """Artifact bytes: the files attached to memories, kept beside the graph (which holds their
 metadata, see artifact_records.py).
 
-Only a local-filesystem backend exists (`FileArtifacts`); `ArtifactStore` is the seam an
-S3-compatible one would fill. Layout: ENGRAM_DATA_DIR/artifacts/<owner>/<memory id>/<artifact
-id>, where <owner> is the first 32 hex digits of sha256(user_id): a user id may hold any
-character, its hash is always a safe directory name, and the tree does not show who owns what.
-One directory per memory lets a deleted or erased memory's files go in one step.
+Two backends fill `ArtifactStore`: the local filesystem (`FileArtifacts`, the embedded default)
+and any S3-compatible object store (`S3Artifacts`, app/storage/artifacts_s3.py, when
+ARTIFACT_S3_BUCKET is set), with the same layout under a key prefix. Layout:
+ENGRAM_DATA_DIR/artifacts/<owner>/<memory id>/<artifact id>, where <owner> is the first 32 hex
+digits of sha256(user_id): a user id may hold any character, its hash is always a safe directory
+name, and the tree does not show who owns what. One directory per memory lets a deleted or erased
+memory's files go in one step.
 
 A file is written once and never changed: to a temporary name in its directory, flushed and
 fsynced, then renamed into place, and the directories are fsynced; so a file either exists whole
@@ -48,14 +50,14 @@ class StoredFile:
     owner: str  # the directory name: hashed user id
     memory_id: str
     name: str  # the artifact id, or a PARTIAL name
-    path: Path
+    modified: float  # Unix seconds
 
     @property
     def partial(self) -> bool:
         return self.name.startswith(PARTIAL)
 
     def age_s(self) -> float:
-        return time.time() - self.path.stat().st_mtime
+        return time.time() - self.modified
 
 
 class ArtifactStore(Protocol):
@@ -65,7 +67,11 @@ class ArtifactStore(Protocol):
         self, user_id: str, memory_id: str, artifact_id: str, blocks: Iterable[bytes], limit: int
     ) -> Written: ...
 
-    def path(self, user_id: str, memory_id: str, artifact_id: str) -> Path: ...
+    def local_path(self, user_id: str, memory_id: str, artifact_id: str) -> Path | None:
+        """The file on this machine's disk (None where the bytes live elsewhere)."""
+        ...
+
+    def exists(self, user_id: str, memory_id: str, artifact_id: str) -> bool: ...
 
     def read(self, user_id: str, memory_id: str, artifact_id: str) -> bytes: ...
 
@@ -105,6 +111,12 @@ class FileArtifacts:
 
     def path(self, user_id: str, memory_id: str, artifact_id: str) -> Path:
         return self._memory_dir(user_id, memory_id) / str(uuid.UUID(artifact_id))
+
+    def local_path(self, user_id: str, memory_id: str, artifact_id: str) -> Path | None:
+        return self.path(user_id, memory_id, artifact_id)
+
+    def exists(self, user_id: str, memory_id: str, artifact_id: str) -> bool:
+        return self.path(user_id, memory_id, artifact_id).is_file()
 
     def write(
         self, user_id: str, memory_id: str, artifact_id: str, blocks: Iterable[bytes], limit: int
@@ -204,7 +216,11 @@ class FileArtifacts:
                 for path in sorted(memory.iterdir()):
                     if _is_live_index(path):
                         continue
-                    yield StoredFile(owner.name, memory.name, path.name, path)
+                    try:
+                        modified = path.stat().st_mtime
+                    except FileNotFoundError:  # removed while listed
+                        continue
+                    yield StoredFile(owner.name, memory.name, path.name, modified)
 
     def discard(self, owner: str, memory_id: str, name: str, *, memory_gone: bool) -> None:
         """Removes one file a sweep found (by its names as listed); with `memory_gone`, its
