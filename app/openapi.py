@@ -50,6 +50,7 @@ RAISES: dict[str, set[int]] = {
     "ready": {503},
     "recover": {409},
     "download_artifact": {403, 404},  # a forged or expired link; an artifact gone since
+    "save_artifact": {415},  # a content type off the allow-list
 }
 
 # Statuses a route never answers although its dependencies could (health is always 200).
@@ -68,6 +69,7 @@ DESCRIPTIONS = {
     409: "A conflict: the memory changed since the version given (expected_version), the "
     "Idempotency-Key was used with another request, or a limit on what is held was reached.",
     413: "The request is over a size limit (the body: ENGRAM_MAX_BODY_BYTES).",
+    415: "The content type is not accepted (the message lists those that are).",
     429: "Too many requests; retry after the Retry-After header's seconds.",
     503: "A store is unavailable or a feature is switched off; retry later.",
 }
