@@ -14,7 +14,17 @@ import httpx
 import pytest
 
 from app.storage import api_keys
-from tests.conftest import ADMIN_KEY, ALICE_KEY, BOB_KEY, auth, running_client, test_settings
+from app.storage.falkordb_server import EmbeddedFalkorDB
+from app.storage.graph import GraphStore
+from tests.conftest import (
+    ADMIN_KEY,
+    ALICE_KEY,
+    BOB_KEY,
+    auth,
+    free_port,
+    running_client,
+    test_settings,
+)
 
 ADMIN, ALICE, BOB = auth(ADMIN_KEY), auth(ALICE_KEY), auth(BOB_KEY)
 
@@ -160,6 +170,24 @@ async def test_the_key_is_never_listed_stored_or_logged(
 
 def api_keys_digest(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
+
+
+async def test_a_seen_key_needs_no_graph_and_an_outage_refuses_only_unseen_keys(
+    client: httpx.AsyncClient, tmp_path: Path
+):
+    seen, unseen = await make_key(client, user_id="alice"), await make_key(client, user_id="bob")
+    keys = client.app.state.runtime.runtime_keys
+    assert (await keys.authenticate(seen["api_key"])).user_id == "alice"
+    server = EmbeddedFalkorDB(data_dir=tmp_path / "stopped", port=free_port())
+    graph, keys.graph = keys.graph, GraphStore(await server.start(), "nowhere")
+    await server.stop()
+    try:  # the graph the keys are read from is down now: a look-up fails
+        assert (await keys.authenticate(seen["api_key"])).key_id == seen["key_id"]
+        assert await keys.authenticate(unseen["api_key"]) is None
+    finally:
+        await keys.graph.close()
+        keys.graph = graph
+    assert (await keys.authenticate(unseen["api_key"])).user_id == "bob"  # not cached as unknown
 
 
 async def test_last_use_is_recorded_in_batches(client: httpx.AsyncClient):
