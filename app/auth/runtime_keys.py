@@ -54,6 +54,8 @@ class RuntimeKeys:
         self._known: TTLCache[str, Principal] = TTLCache(CACHED_KEYS, policy.cache_s)
         self._unknown: TTLCache[str, bool] = TTLCache(CACHED_MISSES, policy.cache_s)
         self._revision: str | None = None
+        self._generation = 0  # counts cache clears: a look-up begun before one is not kept
+        self._outage = False  # the revision poll failed last time (logged once)
         self._used: dict[str, str] = {}  # key id -> when last used, written in batches
 
     async def start(self) -> None:
@@ -69,16 +71,18 @@ class RuntimeKeys:
         return principal
 
     async def _look_up(self, digest: str) -> Principal | None:
+        generation = self._generation
         try:
             record = await api_keys.active_by_digest(self.graph, digest)
         except StoreUnavailable:
             log.warning("API key look-up failed: FalkorDB is unavailable")
             return None  # not remembered: the key may be good once the graph answers
-        if record is None:
-            self._unknown[digest] = True
-            return None
-        principal = principal_of(record)
-        self._known[digest] = principal
+        principal = principal_of(record) if record is not None else None
+        if generation == self._generation:  # else a revocation may have come in meanwhile
+            if principal is None:
+                self._unknown[digest] = True
+            else:
+                self._known[digest] = principal
         return principal
 
     async def issue(
@@ -107,20 +111,33 @@ class RuntimeKeys:
         record = await api_keys.revoke_key(self.graph, key_id, to_iso(utc_now()), uuid.uuid4().hex)
         if record is None:
             raise NotFound(f"API key {key_id} not found")
+        self._generation += 1
         self._known.pop(record.digest, None)
         return record
 
     async def refresh(self) -> None:
-        """Empties the caches if a key was revoked (by any process) or the graph was restored."""
-        revision = await api_keys.revision(self.graph)
+        """Empties the caches if a key was revoked (by any process) or the graph was restored.
+        While the graph is down the caches stay as they are (logged once per outage)."""
+        try:
+            revision = await api_keys.revision(self.graph)
+        except StoreUnavailable:
+            if not self._outage:
+                log.warning("cannot poll for revoked API keys: FalkorDB is unavailable")
+            self._outage = True
+            return
+        self._outage = False
         if revision != self._revision:
+            self._generation += 1
             self._known.clear()
             self._unknown.clear()
             self._revision = revision
 
     async def flush_last_used(self) -> None:
         used, self._used = self._used, {}
-        await api_keys.touch_keys(self.graph, used)
+        try:
+            await api_keys.touch_keys(self.graph, used)
+        except StoreUnavailable:
+            self._used = {**used, **self._used}  # kept for the next flush
 
 
 class Authenticator:

@@ -184,10 +184,16 @@ async def test_a_seen_key_needs_no_graph_and_an_outage_refuses_only_unseen_keys(
     try:  # the graph the keys are read from is down now: a look-up fails
         assert (await keys.authenticate(seen["api_key"])).key_id == seen["key_id"]
         assert await keys.authenticate(unseen["api_key"]) is None
+        await keys.refresh()  # the poll fails quietly and keeps what is cached
+        await keys.flush_last_used()  # kept for the next flush
+        assert (await keys.authenticate(seen["api_key"])).key_id == seen["key_id"]
     finally:
         await keys.graph.close()
         keys.graph = graph
     assert (await keys.authenticate(unseen["api_key"])).user_id == "bob"  # not cached as unknown
+    await keys.flush_last_used()
+    stored = await api_keys.get_key(graph, seen["key_id"])
+    assert stored is not None and stored.last_used_at is not None
 
 
 async def test_last_use_is_recorded_in_batches(client: httpx.AsyncClient):
