@@ -33,6 +33,14 @@ class Settings(BaseSettings):
     # The embedded default writes a random key for this user to data_dir/api_key on first run.
     default_user: str = Field("local", validation_alias="ENGRAM_DEFAULT_USER")
     generate_local_key: bool = Field(True, validation_alias="ENGRAM_GENERATE_LOCAL_KEY")
+    # Keys made at runtime (POST /admin/keys, app/auth/runtime_keys.py): a revocation reaches
+    # the other processes within keys_refresh_s; a key's cached answer is trusted keys_cache_s.
+    keys_refresh_s: float = Field(2.0, gt=0, le=300, validation_alias="ENGRAM_KEYS_REFRESH_S")
+    keys_cache_s: float = Field(60.0, gt=0, le=3600, validation_alias="ENGRAM_KEYS_CACHE_S")
+    max_keys_per_user: int = Field(
+        100, ge=1, le=10_000, validation_alias="ENGRAM_MAX_KEYS_PER_USER"
+    )
+    keys_last_used_s: float = Field(60.0, gt=0, validation_alias="ENGRAM_KEYS_LAST_USED_S")
     # AutoMem's `?api_key=` query parameter. Off: a key in a URL ends up in proxy and server logs
     # and in browser history (Engram's own request log prints the path only).
     allow_query_api_key: bool = Field(False, validation_alias="ENGRAM_ALLOW_QUERY_API_KEY")

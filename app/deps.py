@@ -9,7 +9,8 @@ from typing import Annotated, Any, Protocol
 
 from fastapi import Depends, Header, Request
 
-from app.auth import KeyRing, Principal, resolve_scope
+from app.auth import Principal, resolve_scope
+from app.auth.runtime_keys import Authenticator, RuntimeKeys
 from app.classify import ClassificationStats
 from app.config import Settings
 from app.embeddings import Embedder
@@ -66,8 +67,8 @@ async def optional_principal(request: Request) -> Principal | None:
     key = _presented_key(request)
     if key is None:
         return None
-    keyring: KeyRing = request.app.state.keyring
-    principal = keyring.authenticate(key)
+    authenticator: Authenticator = request.app.state.authenticator
+    principal = await authenticator.authenticate(key)
     if principal is None:
         raise Unauthorized("Invalid API key")
     return principal
@@ -112,6 +113,7 @@ LLMDep = Annotated[LLMClient | None, Depends(runtime_part("llm"))]
 ClassificationStatsDep = Annotated[
     ClassificationStats, Depends(runtime_part("classification_stats"))
 ]
+RuntimeKeysDep = Annotated[RuntimeKeys, Depends(runtime_part("runtime_keys"))]
 WorkerSlotsDep = Annotated[int, Depends(runtime_part("worker_slots"))]
 
 

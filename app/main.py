@@ -22,6 +22,7 @@ from app.openapi import install_openapi, operation_id
 from app.ops.admin import router as admin_router
 from app.ops.backup_router import router as backup_router
 from app.ops.erase_router import router as erase_router
+from app.ops.keys_router import router as keys_router
 from app.ops.me_router import router as me_router
 from app.ops.metrics_router import router as metrics_router
 from app.ops.portable_router import router as portable_router
@@ -70,7 +71,7 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
             await runtime.start_workers(settings.workers)
         app.state.runtime = runtime
         app.state.stores = runtime.stores
-        app.state.keyring = runtime.keyring
+        app.state.authenticator = runtime.authenticator
         if freeze_after_start:
             gc.collect()
             gc.freeze()
@@ -114,6 +115,7 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     app.include_router(backup_router)
     app.include_router(lifecycle_router)
     app.include_router(erase_router)
+    app.include_router(keys_router)
     app.include_router(me_router)
     app.include_router(settings_router)
     app.include_router(portable_router)

@@ -45,10 +45,12 @@ RAISES: dict[str, set[int]] = {
     "backup": {400},
     "restore": {400, 409, 413},
     "erase_any_memory": {404},
+    "create_api_key": {409},  # the user holds ENGRAM_MAX_KEYS_PER_USER keys
     "import_memories": {400, 413},
     "ready": {503},
     "recover": {409},
     "download_artifact": {403, 404},  # a forged or expired link; an artifact gone since
+    "save_artifact": {415},  # a content type off the allow-list
 }
 
 # Statuses a route never answers although its dependencies could (health is always 200).
@@ -64,9 +66,10 @@ DESCRIPTIONS = {
     403: "The key may not do this (the admin key on user routes, a user key on admin routes, "
     "an agent outside the key's agent prefix).",
     404: "Not found in your scope.",
-    409: "A conflict: the memory changed since the version given (expected_version), or the "
-    "Idempotency-Key was used with another request.",
+    409: "A conflict: the memory changed since the version given (expected_version), the "
+    "Idempotency-Key was used with another request, or a limit on what is held was reached.",
     413: "The request is over a size limit (the body: ENGRAM_MAX_BODY_BYTES).",
+    415: "The content type is not accepted (the message lists those that are).",
     429: "Too many requests; retry after the Retry-After header's seconds.",
     503: "A store is unavailable or a feature is switched off; retry later.",
 }

@@ -13,7 +13,7 @@ from functools import partial
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from app.auth import KeyRing, build_keyring, load_or_create_local_key
+from app.auth.runtime_keys import Authenticator, RuntimeKeys
 from app.classify import ClassificationStats
 from app.config import Settings
 from app.embeddings import Embedder, create_embedder
@@ -37,7 +37,6 @@ from app.recall.tuning import recall_config
 from app.refusals import (
     falkordb_unreachable,
     indexes_not_ready,
-    no_api_keys,
     vector_index_unreadable,
     without_credentials,
 )
@@ -52,6 +51,7 @@ from app.storage.ownership import DataDirLock, claim_data_dir
 from app.storage.schema import migrate
 from app.storage.vectors import VectorDimensionMismatch, create_vector_index
 from app.wiring.jobs import job_kinds
+from app.wiring.keys import start_authenticator
 from app.wiring.schedule import enqueue_backlog, run_every, sweep_pending_embeddings
 
 log = logging.getLogger(__name__)
@@ -65,7 +65,7 @@ class Runtime:
     jobs: JobQueue
     recall_config: RecallConfig
     access: AccessRecorder
-    keyring: KeyRing | None = None
+    authenticator: Authenticator | None = None  # None in a worker process: it serves no API
     llm: LLMClient | None = None
     classification_stats: ClassificationStats = field(default_factory=ClassificationStats)
     remember_stats: ExtractionStats = field(default_factory=ExtractionStats)
@@ -81,6 +81,11 @@ class Runtime:
     def worker_slots(self) -> int:
         """Job slots per kind running in this process (0: it runs no workers)."""
         return self.runner.concurrency if self.runner else 0
+
+    @property
+    def runtime_keys(self) -> RuntimeKeys | None:
+        """The keys made at runtime (/admin/keys); None where no API is served."""
+        return self.authenticator.runtime if self.authenticator else None
 
     @property
     def embed_with_date(self) -> bool:
@@ -248,7 +253,9 @@ async def _start_runtime(settings: Settings, with_keyring: bool) -> Runtime:
         if server is not None:
             await server.stop()
         raise
-    keyring = _keyring(settings) if with_keyring else None
+    authenticator, key_tasks = (
+        await start_authenticator(settings, graph) if with_keyring else (None, [])
+    )
     access = AccessRecorder(graph, stores.vectors, settings.access_flush_interval_s)
     drift = DriftMonitor(stores, jobs, unverified=_unverified(url, settings, deployment))
     await drift.check()  # lost points show (and a repair is queued) from the start
@@ -259,12 +266,13 @@ async def _start_runtime(settings: Settings, with_keyring: bool) -> Runtime:
         jobs,
         recall_config(settings),
         access,
-        keyring,
+        authenticator,
         llm=create_llm_client(settings),
         falkordb_server=server,
         drift=drift,
         deployment_id=deployment.deployment_id,
     )
+    runtime.background += key_tasks
     watch = StoreWatch(stores, server, without_credentials(url))
     runtime.background.append(asyncio.create_task(watch.run(), name="store-watch"))
     if settings.drift_check_interval_s:
@@ -368,15 +376,3 @@ async def _warm_up(embedder: Embedder) -> None:
         await embedder.warm_up()
     except Exception as exc:  # already recorded by the embedder's health tracker
         log.error("embedder %s is not working: %s", embedder.name, exc)
-
-
-def _keyring(settings: Settings) -> KeyRing:
-    local_key = None
-    if settings.generate_local_key and not settings.api_keys:
-        local_key, path, created = load_or_create_local_key(settings.data_dir)
-        verb = "Created" if created else "Using"
-        log.warning("%s the local API key for user '%s': %s", verb, settings.default_user, path)
-    ring = build_keyring(settings.api_keys, settings.admin_key, local_key, settings.default_user)
-    if not len(ring):
-        raise no_api_keys()
-    return ring

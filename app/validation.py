@@ -22,6 +22,9 @@ _BAD_CHAR = re.compile("[\x00\ud800-\udfff]")
 # Python's JSON parser also takes NaN and Infinity, which no JSON reply can carry back.
 _BAD_ESCAPE = re.compile(rb"\\u(?:0000|[dD][89a-fA-F][0-9a-fA-F]{2})|NaN|Infinity")
 
+# A user id, as every route that names one takes it: 1-200 characters, no control characters.
+USER_ID_PATTERN = r"^[^\x00-\x1f]+$"
+MAX_USER_ID_CHARS = 200
 MAX_JSON_DEPTH = 20  # nesting of a free-form object (metadata), counted from the value itself
 MAX_METADATA_BYTES = 32_768  # `metadata` as compact JSON (UTF-8)
 

@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from app.cli import backup, erase, maintenance, portable, status
+from app.cli import backup, erase, keys, maintenance, portable, status
 from app.cli.context import Options
 from app.cli.errors import exits_on_error
 
@@ -118,6 +118,7 @@ command("reprocess", maintenance.reprocess)
 command("fsck", maintenance.fsck)
 command("migrate", maintenance.migrate)
 command("job", maintenance.job)
+cli.add_typer(keys.keys, name="keys")
 
 
 def main() -> None:

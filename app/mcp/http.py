@@ -45,7 +45,7 @@ class KeyRequired:
             refused = None
             if key is None:
                 refused = Unauthorized(KEY_REQUIRED)
-            elif self.app.state.keyring.authenticate(key) is None:
+            elif await self.app.state.authenticator.authenticate(key) is None:
                 refused = Unauthorized("Invalid API key")
             if refused is not None:
                 response = error_response(refused.status_code, refused.code, refused.message)

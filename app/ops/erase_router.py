@@ -7,10 +7,11 @@ from fastapi import APIRouter, Path
 from app.deps import AdminDep, StoresDep
 from app.memories.dependencies import MemoryIdDep
 from app.memories.erase import erase_memory, erase_user
+from app.validation import MAX_USER_ID_CHARS, USER_ID_PATTERN
 
 router = APIRouter(tags=["operations"])
 
-UserId = Annotated[str, Path(min_length=1, max_length=200, pattern=r"^[^\x00-\x1f]+$")]
+UserId = Annotated[str, Path(min_length=1, max_length=MAX_USER_ID_CHARS, pattern=USER_ID_PATTERN)]
 
 
 @router.delete("/admin/users/{user_id}")

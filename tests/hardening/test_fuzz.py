@@ -81,7 +81,7 @@ def test_fuzzing_finds_no_server_error_and_no_undocumented_status(
             fuzz(
                 base,
                 ADMIN_KEY,
-                "^/(admin/(jobs|dead-letters|sync)|backup|consolidate)",
+                "^/(admin/(jobs|dead-letters|sync|keys)|backup|consolidate)",
                 max(1, EXAMPLES // 3),
                 tmp_path / "admin.json",
             ),

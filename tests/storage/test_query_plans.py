@@ -12,7 +12,7 @@ import pytest
 
 from app.relation_types import REGISTRY
 from app.scope import Scope
-from app.storage import compact, relations
+from app.storage import api_keys, compact, relations
 from app.storage import cypher as queries
 from app.storage import enrichment as entities
 from app.storage.graph import GraphStore
@@ -101,3 +101,17 @@ async def test_listings_build_properties_only_for_what_they_return(
         "Skip",
         "Limit",
     ], steps
+
+
+@pytest.mark.parametrize(
+    ("cypher", "params"),
+    [
+        (api_keys.ACTIVE_BY_DIGEST, {"digest": "ab12"}),
+        (api_keys.GET_KEY, {"key_id": "0123456789abcdef"}),
+    ],
+)
+async def test_api_key_look_ups_use_their_index(graph: GraphStore, cypher: str, params: dict):
+    """The digest look-up runs on every unseen key: it must not scan every key."""
+    steps = await plan(graph, cypher, params)
+    scans = [step for step in steps if "Scan |" in step]
+    assert scans == ["Node By Index Scan | (k:ApiKey)"], steps

@@ -1,5 +1,8 @@
 """API keys: each maps to a user (and optionally an agent prefix); one admin key for operators.
 
+This module holds the configured keys (ENGRAM_API_KEYS, the local key, the admin key) and the
+caller's scope; keys made at runtime (/admin/keys) are in `app.auth.runtime_keys`.
+
 Keys are held only as sha256 digests and compared in constant time. A configured key may be
 given in plain text or as ``sha256:<hex>``. Keys travel in headers only (`Authorization: Bearer`
 or `X-API-Key`), never in query strings, which end up in logs.
