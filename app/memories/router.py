@@ -209,7 +209,10 @@ async def delete_memory(
     if erase:
         report = await erase_memory(stores, memory_id, actor=principal.actor, scope=scope)
         return DeleteResponse(
-            memory_id=memory_id, deleted_at=to_iso(utc_now()), erased_ids=report.erased
+            memory_id=memory_id,
+            deleted_at=to_iso(utc_now()),
+            erased_ids=report.erased,
+            disk=report.disk,
         )
     deleted_at = await service.delete(
         stores=stores, scope=scope, actor=principal.actor, memory_id=memory_id

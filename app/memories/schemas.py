@@ -211,6 +211,12 @@ class DeleteResponse(BaseModel):
     erased_ids: list[str] | None = Field(
         None, description="With erase=true: the memories erased (it and summaries derived from it)."
     )
+    disk: dict[str, Any] | None = Field(
+        None,
+        description="With erase=true: the search of the data directory's files for the erased "
+        "text afterwards ({clean, checked_files, found_in, clean_at, …}; docs/operations.md, "
+        "Erasure); null when no store keeps files there.",
+    )
 
 
 class ByTagResponse(BaseModel):

@@ -128,3 +128,17 @@ async def test_a_memorys_erasure_reaches_the_disk_and_keeps_the_rest(tmp_path: P
         }
         found = await client.get("/recall", params={"query": "sparkling water"}, headers=BOB)
         assert kept["memory_id"] in {r["id"] for r in found.json()["results"]}
+
+
+async def test_a_users_own_erasure_answers_with_the_disk_report(tmp_path: Path):
+    async with running_client(embedded(tmp_path)) as client:
+        erased = (await client.post("/memory", json={"content": STORED}, headers=BOB)).json()
+        assert not disk.search(tmp_path, [STORED]).clean
+
+        response = await client.delete(
+            f"/memory/{erased['memory_id']}", params={"erase": "true"}, headers=BOB
+        )
+        assert response.status_code == 200, response.text
+        report = response.json()["disk"]
+        assert report["clean"] is True and report["checked_files"] > 0 and report["clean_at"]
+        assert disk.search(tmp_path, [STORED]).clean
