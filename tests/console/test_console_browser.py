@@ -9,6 +9,7 @@ the test's temporary directory.
 
 import os
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -168,3 +169,75 @@ def test_the_console_signs_in_searches_shows_history_and_deletes(
         assert shown == {ids["berlin"], ids["hostile"]}
         page.screenshot(path=str(shots / "browse.png"))
         assert problems == []
+
+
+def _enriched(api: httpx.Client, memory_id: str, timeout_s: float = 180.0) -> dict:
+    """The memory once its enrichment job is done (spaCy's worker process starts first)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        memory = api.get(f"/memory/{memory_id}", headers=auth(ALICE_KEY)).json()["memory"]
+        if memory["enrichment_status"] != "pending":
+            assert memory["enrichment_status"] == "done", memory
+            return memory
+        time.sleep(0.5)
+    raise AssertionError(f"{memory_id} was not enriched within {timeout_s} s")
+
+
+def test_the_console_edits_archives_and_shows_entities_links_and_only_your_memories(
+    browser: Browser, falkordb_url: str, tmp_path: Path
+) -> None:
+    shots = _shots(tmp_path)
+    settings = test_settings(tmp_path, falkordb_url=falkordb_url, workers=1)
+    with serve(create_app(settings)) as base, httpx.Client(base_url=base, timeout=30) as api:
+        berlin = _store(api, ALICE_KEY, "Alice moved to Berlin in March", ["home"])
+        flat = _store(api, ALICE_KEY, "Alice rents a flat in Kreuzberg", ["home"])
+        _store(api, BOB_KEY, "Bob lives in Berlin too", ["home"])
+        linked = api.post(
+            "/associate",
+            headers=auth(ALICE_KEY),
+            json={"memory1_id": berlin, "memory2_id": flat, "type": "RELATES_TO"},
+        )
+        assert linked.status_code in (200, 201), linked.text
+        enriched = _enriched(api, berlin)
+        assert "Berlin" in enriched["metadata"]["entities"].get("places", [])
+        tags_before = enriched["tags"]
+
+        page = browser.new_page(viewport={"width": 1200, "height": 760})
+        page.goto(f"{base}/console")
+        _sign_in(page, ALICE_KEY)
+        page.click("[role=tab][data-tab=browse]")
+        card = page.locator(f'#browse-results article[data-id="{berlin}"]')
+        card.locator("button.open").click()
+        detail = page.locator("#detail")
+        expect(detail.locator(".entities")).to_contain_text("Berlin")
+        expect(detail).to_contain_text(flat)  # the linked memory
+        detail.locator(".entities").scroll_into_view_if_needed()
+        page.screenshot(path=str(shots / "entities-and-links.png"))
+
+        page.fill("#edit-content", "Alice moved to Berlin in April")
+        page.click("#edit-form button[type=submit]")
+        expect(page.locator("#status")).to_contain_text("Saved")
+        edited = api.get(f"/memory/{berlin}", headers=auth(ALICE_KEY)).json()["memory"]
+        assert (edited["content"], edited["version"]) == ("Alice moved to Berlin in April", 2)
+        assert edited["tags"] == tags_before  # untouched fields are not sent
+
+        page.click("#detail #archive")
+        expect(page.locator("#status")).to_have_text("Archived")
+        archived = api.get(f"/memory/{berlin}", headers=auth(ALICE_KEY)).json()["memory"]
+        assert archived["archived"] is True
+
+        detail.locator(".entities button", has_text="Berlin").click()
+        expect(page.locator("#entity-results h3")).to_contain_text("Berlin")
+        expect(page.locator("#entity-results")).to_contain_text(berlin)
+
+        page.click("#sign-out")
+        _sign_in(page, BOB_KEY)
+        page.click("[role=tab][data-tab=browse]")
+        listed = page.locator("#browse-results article.memory")
+        expect(listed).to_have_count(1)
+        expect(listed).to_contain_text("Bob lives in Berlin too")
+        page.click("[role=tab][data-tab=search]")
+        page.fill("#query", "Alice Berlin flat")
+        page.click("#search-form button[type=submit]")
+        expect(page.locator("#status")).to_contain_text("result(s)")
+        assert "Alice" not in page.locator("#search-results").inner_text()

@@ -40,6 +40,7 @@ function signOut() {
   clear($("browse-results"));
   clear($("entity-results"));
   $("detail").hidden = true;
+  selectTab("search");
   showSignedIn(false);
   setStatus("Signed out");
 }

@@ -67,11 +67,14 @@ function editForm(memory) {
   const importance = el("input", { id: "edit-importance", type: "number", min: 0, max: 1, step: 0.05, value: memory.importance });
   const save = (event) => {
     event.preventDefault();
-    const patch = {
-      content: content.value,
-      tags: tags.value.split(",").map((t) => t.trim()).filter(Boolean),
-      importance: Number(importance.value),
-    };
+    // Only what the user changed is sent: a PATCH of the tags replaces them all, the entity tags
+    // enrichment added among them.
+    const patch = {};
+    const newTags = tags.value.split(",").map((t) => t.trim()).filter(Boolean);
+    if (content.value !== memory.content) patch.content = content.value;
+    if (newTags.join("\n") !== (memory.tags || []).join("\n")) patch.tags = newTags;
+    if (Number(importance.value) !== memory.importance) patch.importance = Number(importance.value);
+    if (!Object.keys(patch).length) return setStatus("Nothing changed");
     change(memory, patch, "Saved: the previous state is kept as a revision");
   };
   return el("form", { id: "edit-form", className: "edit", onsubmit: save },
