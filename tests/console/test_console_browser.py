@@ -136,6 +136,7 @@ def test_the_console_signs_in_searches_shows_history_and_deletes(
         hostile = page.locator(f'#search-results article[data-id="{ids["hostile"]}"] .content')
         expect(hostile).to_have_text(f"Tea notes {HOSTILE}")
         assert page.evaluate("window.__pwned") is None
+        assert page.locator("#search-results img, #search-results script").count() == 0
         page.screenshot(path=str(shots / "search.png"))
 
         tea_card.locator("button.open").click()
@@ -191,13 +192,18 @@ def test_the_console_edits_archives_and_shows_entities_links_and_only_your_memor
     with serve(create_app(settings)) as base, httpx.Client(base_url=base, timeout=30) as api:
         berlin = _store(api, ALICE_KEY, "Alice moved to Berlin in March", ["home"])
         flat = _store(api, ALICE_KEY, "Alice rents a flat in Kreuzberg", ["home"])
+        hamburg = _store(api, ALICE_KEY, "Alice lives in Hamburg", ["home"])
         _store(api, BOB_KEY, "Bob lives in Berlin too", ["home"])
-        linked = api.post(
-            "/associate",
-            headers=auth(ALICE_KEY),
-            json={"memory1_id": berlin, "memory2_id": flat, "type": "RELATES_TO"},
-        )
-        assert linked.status_code in (200, 201), linked.text
+        for first, second, kind in (
+            (berlin, flat, "RELATES_TO"),
+            (hamburg, berlin, "INVALIDATED_BY"),
+        ):
+            linked = api.post(
+                "/associate",
+                headers=auth(ALICE_KEY),
+                json={"memory1_id": first, "memory2_id": second, "type": kind},
+            )
+            assert linked.status_code in (200, 201), linked.text
         enriched = _enriched(api, berlin)
         assert "Berlin" in enriched["metadata"]["entities"].get("places", [])
         tags_before = enriched["tags"]
@@ -210,7 +216,9 @@ def test_the_console_edits_archives_and_shows_entities_links_and_only_your_memor
         card.locator("button.open").click()
         detail = page.locator("#detail")
         expect(detail.locator(".entities")).to_contain_text("Berlin")
-        expect(detail).to_contain_text(flat)  # the linked memory
+        expect(detail.locator(".linked")).to_contain_text(flat)
+        expect(detail.locator(".chain")).to_contain_text(hamburg)  # what Berlin replaced
+        expect(detail.locator(".chain")).not_to_contain_text(flat)
         detail.locator(".entities").scroll_into_view_if_needed()
         page.screenshot(path=str(shots / "entities-and-links.png"))
 

@@ -86,7 +86,9 @@ async def test_files_outside_the_console_are_not_served(app_client: httpx.AsyncC
         "/console/static/%2e%2e/router.py",
         "/console/static/..%2f..%2fconfig.py",
     ):
-        assert (await app_client.get(path)).status_code == 404, path
+        response = await app_client.get(path)
+        assert response.status_code == 404, path
+        assert response.json()["status"] == "error", path  # the error envelope
 
 
 async def test_the_console_adds_no_route_to_the_api_and_no_permission(

@@ -119,9 +119,16 @@ function history(found) {
     el("ol", { className: "events" }, events));
 }
 
-function relatedList(related) {
-  if (!related || !related.related_memories.length) return el("p", { className: "muted", text: "No linked memories." });
-  return el("ul", { className: "plain" }, related.related_memories.map((m) =>
+// The links that record one memory replacing another (a /remember fact's supersession).
+const CHAIN = { relationship_types: "INVALIDATED_BY,EVOLVED_INTO,SUPERSEDES", max_depth: 3 };
+
+function linked(id, params) {
+  return request("GET", `/memories/${encodeURIComponent(id)}/related${query({ limit: 20, ...params })}`);
+}
+
+function relatedList(related, className = "linked") {
+  if (!related || !related.related_memories.length) return el("p", { className: `muted ${className}`, text: "None." });
+  return el("ul", { className: `plain ${className}` }, related.related_memories.map((m) =>
     el("li", {}, link(m.id), el("span", { className: "muted", text: ` ${m.type}` }), el("p", { className: "content", text: m.summary }))));
 }
 
@@ -130,13 +137,14 @@ export async function showMemory(id) {
   try {
     const found = await request("GET", `${memoryPath(id)}/history`);
     const memory = found.current;
-    const related = memory ? await request("GET", `/memories/${encodeURIComponent(id)}/related${query({ limit: 20 })}`) : null;
+    const [related, chained] = memory ? await Promise.all([linked(id, {}), linked(id, CHAIN)]) : [null, null];
     const parts = [
       el("p", { className: "actions" }, el("button", { type: "button", id: "close-detail", text: "Close", onclick: () => { panel.hidden = true; } })),
       el("h2", { text: found.deleted ? "Deleted memory" : "Memory" }),
       el("p", { className: "muted id", text: id }),
       ...(memory ? [el("p", { className: "content big", text: memory.content }), fields(memory), actions(memory), editForm(memory),
         el("h3", { text: "Supersession and sources" }), chain(memory),
+        el("h4", { text: "Replaced or replacing (up to 3 links)" }), relatedList(chained, "chain"),
         el("h3", { text: "Entities" }), entityList(memory),
         el("h3", { text: "Linked memories" }), relatedList(related)] : []),
       history(found),
