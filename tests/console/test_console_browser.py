@@ -171,6 +171,14 @@ def test_the_console_signs_in_searches_shows_history_and_deletes(
         page.screenshot(path=str(shots / "browse.png"))
         assert problems == []
 
+        # A kept key that stops working sends the user back to sign in.
+        page.evaluate("sessionStorage.setItem('engram.console.key', 'revoked-0123456789abcdef')")
+        page.click("[role=tab][data-tab=search]")
+        page.click("#search-form button[type=submit]")
+        expect(page.locator("#sign-in-error")).to_have_text("The key was refused; sign in again.")
+        expect(page.locator("#console")).to_be_hidden()
+        assert page.evaluate("sessionStorage.getItem('engram.console.key')") is None
+
 
 def _enriched(api: httpx.Client, memory_id: str, timeout_s: float = 180.0) -> dict:
     """The memory once its enrichment job is done (spaCy's worker process starts first)."""
@@ -249,3 +257,54 @@ def test_the_console_edits_archives_and_shows_entities_links_and_only_your_memor
         page.click("#search-form button[type=submit]")
         expect(page.locator("#status")).to_contain_text("result(s)")
         assert "Alice" not in page.locator("#search-results").inner_text()
+
+
+def _remembered(api: httpx.Client, session_id: str, text: str, timeout_s: float = 180.0) -> dict:
+    """POST /remember one user message; the job's result once it is done."""
+    accepted = api.post(
+        "/remember",
+        headers=auth(ALICE_KEY),
+        json={"session_id": session_id, "messages": [{"role": "user", "content": text}]},
+    )
+    assert accepted.status_code == 202, accepted.text
+    job = accepted.json()["job_id"]
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        state = api.get(f"/remember/jobs/{job}", headers=auth(ALICE_KEY)).json()
+        if state["state"] in ("done", "failed"):
+            assert state["state"] == "done", state
+            return state["result"]
+        time.sleep(0.5)
+    raise AssertionError(f"/remember job {job} not done within {timeout_s} s")
+
+
+def test_the_console_shows_a_facts_source_turn_and_the_fact_it_superseded(
+    browser: Browser, falkordb_url: str, tmp_path: Path
+) -> None:
+    shots = _shots(tmp_path)
+    settings = test_settings(tmp_path, falkordb_url=falkordb_url, workers=1)
+    with serve(create_app(settings)) as base, httpx.Client(base_url=base, timeout=30) as api:
+        lisbon = _remembered(api, "s1", "I moved to Lisbon last month.")["stored"][0]
+        porto_job = _remembered(api, "s2", "I just moved to Porto.")
+        porto = porto_job["stored"][0]
+        assert porto_job["superseded"] == [{"old": lisbon, "new": porto}]
+
+        page = browser.new_page(viewport={"width": 1200, "height": 760})
+        page.goto(f"{base}/console")
+        _sign_in(page, ALICE_KEY)
+        page.fill("#query", "where have I moved to")
+        page.check("#source-turns")
+        page.click("#search-form button[type=submit]")
+        fact = page.locator(f'#search-results article[data-id="{porto}"]')
+        expect(fact.locator(".turns summary")).to_have_text("1 source turn(s)")
+        fact.locator(".turns summary").click()
+        expect(fact.locator(".turns li")).to_contain_text("I just moved to Porto.")
+        expect(page.locator(f'#search-results article[data-id="{lisbon}"]')).to_have_count(0)
+        fact.screenshot(path=str(shots / "source-turns.png"))
+
+        fact.locator("button.open").click()
+        chain = page.locator("#detail .chain")
+        expect(chain).to_contain_text("User moved to Lisbon")
+        chain.locator("button.link", has_text=lisbon).click()
+        expect(page.locator("#detail .id")).to_have_text(lisbon)
+        expect(page.locator("#detail .facts").last).to_contain_text("valid until")

@@ -55,6 +55,10 @@ export async function request(method, path, body, credentials) {
     credentials: "omit",
     cache: "no-store",
   });
+  if (response.status === 401 && !credentials) {
+    // The kept key stopped working (revoked, or the server's keys changed): ask for it again.
+    document.dispatchEvent(new CustomEvent("console:key-refused"));
+  }
   if (!response.ok) throw await failure(response);
   return response.json();
 }

@@ -39,6 +39,7 @@ function signOut() {
   clear($("search-results"));
   clear($("browse-results"));
   clear($("entity-results"));
+  $("query").value = "";
   $("detail").hidden = true;
   selectTab("search");
   showSignedIn(false);
@@ -67,6 +68,10 @@ function start() {
   document.addEventListener("console:open-entity", (event) => {
     selectTab("entities");
     showEntity(event.detail.slug);
+  });
+  document.addEventListener("console:key-refused", () => {
+    signOut();
+    $("sign-in-error").textContent = "The key was refused; sign in again.";
   });
   showSignedIn(Boolean(session.key()));
 }
