@@ -8,6 +8,8 @@ STAMP := $(VENV)/.installed
 # archive's old mtime, so it cannot serve as make's target itself).
 FALKOR_MODULE := $(VENV)/falkordb/.installed
 PROJECT := $(VENV)/.project-installed
+# Debian's chromium, for the console's browser test (tests/console); written once it is there.
+CHROMIUM := $(VENV)/.chromium-installed
 
 .PHONY: install run worker test test-fast fuzz lint format bench clean
 
@@ -40,7 +42,16 @@ run: install
 worker: install
 	$(PY) -m app.worker
 
-test: install
+# The browser test needs /usr/bin/chromium: installed from Debian's packages when absent. Where
+# apt cannot install it the step only warns (the stamp is not written, so the next run tries
+# again) and that one test skips saying why.
+$(CHROMIUM): | $(STAMP)
+	@if [ -x /usr/bin/chromium ]; then touch $(CHROMIUM); \
+	elif command -v apt-get >/dev/null && (apt-get update -qq && apt-get install -y -qq chromium); then \
+	  touch $(CHROMIUM); \
+	else echo "warning: chromium could not be installed; the console's browser test will skip"; fi
+
+test: install $(CHROMIUM)
 	$(PY) -m pytest -q
 
 test-fast: install

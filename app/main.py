@@ -7,6 +7,7 @@ from contextlib import asynccontextmanager
 from fastapi import Depends, FastAPI
 
 from app.config import Settings, get_settings
+from app.console.router import mount_console
 from app.enrichment.router import router as entities_router
 from app.http_cors import allow_origins
 from app.http_errors import install_error_handlers
@@ -120,6 +121,7 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     app.include_router(settings_router)
     app.include_router(portable_router)
     app.include_router(webhooks_router)
+    mount_console(app)
     mcp_server = mount_mcp(app)
     install_openapi(app)
     return app
