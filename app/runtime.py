@@ -10,7 +10,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import partial
 
-import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from app.auth import KeyRing, build_keyring, load_or_create_local_key
@@ -39,16 +38,17 @@ from app.refusals import (
     indexes_not_ready,
     no_api_keys,
     vector_index_unreadable,
-    without_credentials,
 )
 from app.remember.pipeline import RememberConfig
 from app.remember.stats import ExtractionStats
 from app.storage import Stores
+from app.storage.address import FalkorAddress, falkordb_address
 from app.storage.artifacts import FileArtifacts
 from app.storage.falkordb_server import EmbeddedFalkorDB
 from app.storage.graph import GraphStore
 from app.storage.identity import Identity, check_identity, mark_verified, vector_store_identity
 from app.storage.ownership import DataDirLock, claim_data_dir
+from app.storage.replication import Replicas
 from app.storage.schema import migrate
 from app.storage.vectors import VectorDimensionMismatch, create_vector_index
 from app.wiring.jobs import job_kinds
@@ -190,14 +190,14 @@ async def _cancelled(task: asyncio.Task) -> None:
 
 def _claim_data_dir(settings: Settings) -> DataDirLock | None:
     """The lock on ENGRAM_DATA_DIR (app/storage/ownership.py), if an embedded store lives there."""
-    if settings.falkordb_url is not None and settings.qdrant_url and settings.qdrant_url.strip():
+    if not settings.embedded_falkordb and settings.qdrant_url and settings.qdrant_url.strip():
         return None
     return claim_data_dir(settings.data_dir, port=settings.port, now=to_iso(utc_now()))
 
 
 async def _start_runtime(settings: Settings, with_keyring: bool) -> Runtime:
     server = None
-    url = settings.falkordb_url
+    url = falkordb_address(settings)
     if url is None:
         server = EmbeddedFalkorDB(
             data_dir=settings.data_dir / "falkordb",
@@ -205,10 +205,11 @@ async def _start_runtime(settings: Settings, with_keyring: bool) -> Runtime:
             module_path=settings.falkordb_module,
             appendfsync=settings.falkordb_appendfsync,
         )
-        url = await server.start()
+        url = FalkorAddress.of(await server.start())
     else:
         await _wait_for_falkordb(url, settings.falkordb_connect_wait_s)
-    graph = GraphStore(url, settings.falkordb_graph, settings.falkordb_pool_size)
+    replicas = Replicas(settings.falkordb_wait_replicas, settings.falkordb_wait_timeout_ms)
+    graph = GraphStore(url, settings.falkordb_graph, settings.falkordb_pool_size, replicas=replicas)
     opened: list = []
     try:
         await migrate(graph)
@@ -238,7 +239,8 @@ async def _start_runtime(settings: Settings, with_keyring: bool) -> Runtime:
         )
         if getattr(stores.vectors, "windows_added", False):
             await backfill_windows(stores)
-        jobs = JobQueue(url, job_kinds(settings), namespace=_namespace(settings))
+        queue_client = url.client(max_connections=256)  # idle worker slots hold one each
+        jobs = JobQueue(queue_client, job_kinds(settings), namespace=_namespace(settings))
         await jobs.connect()
         stores.jobs = jobs
     except BaseException:
@@ -265,7 +267,7 @@ async def _start_runtime(settings: Settings, with_keyring: bool) -> Runtime:
         drift=drift,
         deployment_id=deployment.deployment_id,
     )
-    watch = StoreWatch(stores, server, without_credentials(url))
+    watch = StoreWatch(stores, server, url.describe())
     runtime.background.append(asyncio.create_task(watch.run(), name="store-watch"))
     if settings.drift_check_interval_s:
         checks = run_every(settings.drift_check_interval_s, drift.check)
@@ -274,7 +276,7 @@ async def _start_runtime(settings: Settings, with_keyring: bool) -> Runtime:
 
 
 def _unverified(
-    url: str, settings: Settings, deployment: Identity
+    url: FalkorAddress, settings: Settings, deployment: Identity
 ) -> Callable[[], Awaitable[None]] | None:
     """For a replaced vector store: how the drift check records it checked, once repaired."""
     if deployment.verified:
@@ -282,12 +284,12 @@ def _unverified(
     return partial(mark_verified, url, settings.falkordb_graph, deployment.vector_store)
 
 
-async def _wait_for_falkordb(url: str, wait_s: float) -> None:
+async def _wait_for_falkordb(url: FalkorAddress, wait_s: float) -> None:
     """A FalkorDB of the operator's own may start after Engram (a compose file): wait for it,
     with backoff, then refuse with what to do."""
     loop = asyncio.get_running_loop()
     deadline, delay = loop.time() + wait_s, 0.2
-    client = aioredis.from_url(url, socket_connect_timeout=2, socket_timeout=5)
+    client = url.client(socket_connect_timeout=2, socket_timeout=5)
     try:
         while True:
             try:
@@ -295,8 +297,8 @@ async def _wait_for_falkordb(url: str, wait_s: float) -> None:
                 return
             except (RedisError, OSError) as exc:
                 if loop.time() + delay > deadline:
-                    raise falkordb_unreachable(url, wait_s, exc) from None
-                log.info("waiting for FalkorDB at %s: %s", url, exc)
+                    raise falkordb_unreachable(url.describe(), wait_s, exc) from None
+                log.info("waiting for FalkorDB at %s: %s", url.describe(), exc)
             await asyncio.sleep(delay)
             delay = min(delay * 2, 5.0)
     finally:
@@ -316,13 +318,13 @@ async def _open_vectors(stores: Stores, settings: Settings) -> None:
         raise vector_index_unreadable(where, path, exc) from exc
 
 
-async def _check_identity(falkordb_url: str, settings: Settings) -> Identity:
+async def _check_identity(falkordb_url: FalkorAddress, settings: Settings) -> Identity:
     """Refuses a vector store other than the deployment's (see app.storage.identity). The
     embedded default owns its graph alone: whatever shard it opens is the deployment's."""
     opened = vector_store_identity(
         settings.qdrant_url, settings.qdrant_collection, settings.data_dir / "qdrant"
     )
-    adopt = settings.adopt_vector_store or settings.falkordb_url is None
+    adopt = settings.adopt_vector_store or settings.embedded_falkordb
     identity, replaced = await check_identity(
         falkordb_url, settings.falkordb_graph, opened, adopt=adopt, now=to_iso(utc_now())
     )
