@@ -41,17 +41,17 @@ GIVE_UP_S = 60.0
 CUT_OFF = "replicas cut off"
 # Under the sentinels' down-after (1 s): a replica stopped longer would be judged down too, and
 # could not be promoted.
-BURST_BEFORE_KILL_S = 0.6
+BURST_BEFORE_KILL_S = 0.8
 
 
 @dataclass
 class Run:
     wait_replicas: int
     scenario: str
+    burst_at: float | None = None
     acknowledged: dict[str, str] = field(default_factory=dict)
     statuses: dict[int, int] = field(default_factory=dict)
     killed_at: float | None = None
-    burst_at: float | None = None
     acked_at: list[float] = field(default_factory=list)
     first_after_kill: float | None = None
     lost: int = 0
@@ -88,6 +88,7 @@ async def write_until_acknowledged(client: httpx.AsyncClient, run: Run, content:
     """One logical write: retried with its key until a 201 (or GIVE_UP_S)."""
     key, deadline = str(uuid.uuid4()), time.monotonic() + GIVE_UP_S
     while time.monotonic() < deadline:
+        sent_at = time.monotonic()
         try:
             answer = await client.post(
                 "/memory", json={"content": content}, headers={**HEADERS, "Idempotency-Key": key}
@@ -99,7 +100,9 @@ async def write_until_acknowledged(client: httpx.AsyncClient, run: Run, content:
         if status == 201:
             run.acknowledged[answer.json()["memory_id"]] = content
             run.acked_at.append(time.monotonic())
-            if run.killed_at is not None and run.first_after_kill is None:
+            # the outage ends with the first write sent after the kill that is acknowledged
+            killed = run.killed_at is not None and sent_at > run.killed_at
+            if killed and run.first_after_kill is None:
                 run.first_after_kill = time.monotonic()
             return
         await asyncio.sleep(RETRY_PAUSE_S)
@@ -205,40 +208,64 @@ def report(runs: list[Run], command: str) -> str:
         "failover-timeout 5000 ms) on 127.0.0.1, every node the bundled redis-server 8.2 with",
         "FalkorDB 4.22.1; Engram in the bench's process through FALKORDB_SENTINELS (hash",
         "embedder, no workers). Writers retry a refused write with its Idempotency-Key every",
-        '0.1 s. The burst (concurrent writes) is sent 0.6 s before the kill. In the "replicas cut',
+        '0.1 s. The burst (concurrent writes) is sent 0.8 s before the kill. In the "replicas cut',
         'off" scenario both replicas are SIGSTOPped and their links closed on the primary (CLIENT',
         "KILL TYPE replica) just before the burst, and resumed right after the kill. Lost: an",
         "acknowledged (201) memory that GET /memory/{id} no longer finds after the failover.",
-        "Shared 2-core machine: single runs are indicative.",
+        "Shared 2-core machine: single runs are indicative (1-minute load average "
+        f"{os.getloadavg()[0]:.1f} when the runs ended).",
         "",
         "| WAIT replicas | scenario | acknowledged | of them from the burst to the kill "
         "| lost after failover | outage (kill → first 201) | 503s | 500s |",
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
-    for run in runs:
-        outage = f"{run.outage_s:.2f} s" if run.outage_s is not None else "—"
-        lines.append(
-            f"| {run.wait_replicas} | {run.scenario} | {len(run.acknowledged)} | "
-            f"{acked_before_kill(run)} | {run.lost} | "
-            f"{outage} | {run.statuses.get(503, 0)} | {run.statuses.get(500, 0)} |"
-        )
+    lines += [row(run) for run in runs]
+    lines += ["", "Totals per setting:", ""] + totals(runs)
     return "\n".join(lines) + "\n"
+
+
+def row(run: Run) -> str:
+    outage = f"{run.outage_s:.2f} s" if run.outage_s is not None else "—"
+    return (
+        f"| {run.wait_replicas} | {run.scenario} | {len(run.acknowledged)} | "
+        f"{acked_before_kill(run)} | {run.lost} | {outage} | {run.statuses.get(503, 0)} | "
+        f"{run.statuses.get(500, 0)} |"
+    )
+
+
+def totals(runs: list[Run]) -> list[str]:
+    lines = [
+        "| WAIT replicas | scenario | runs | acknowledged from the burst to the kill | lost "
+        "| outage min–max |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    settings = dict.fromkeys((run.wait_replicas, run.scenario) for run in runs)
+    for wait_replicas, scenario in settings:
+        group = [r for r in runs if (r.wait_replicas, r.scenario) == (wait_replicas, scenario)]
+        outages = [r.outage_s for r in group if r.outage_s is not None]
+        span = f"{min(outages):.2f}–{max(outages):.2f} s" if outages else "—"
+        lines.append(
+            f"| {wait_replicas} | {scenario} | {len(group)} | "
+            f"{sum(acked_before_kill(r) for r in group)} | {sum(r.lost for r in group)} | {span} |"
+        )
+    return lines
 
 
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=2, help="runs of each setting")
     parser.add_argument("--clients", type=int, default=4)
-    parser.add_argument("--burst", type=int, default=200)
+    parser.add_argument("--burst", type=int, default=40)
     parser.add_argument("--out", type=Path, default=RESULT)
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # a stopped run stops its servers
     logging.getLogger("httpx").setLevel(logging.WARNING)
     runs = []
     for wait_replicas in (0, 1):
         for scenario in ("burst", CUT_OFF):
             for _ in range(args.runs):
                 run = await one_run(wait_replicas, scenario, args.clients, args.burst)
-                print(report([run], "").splitlines()[-1], flush=True)  # noqa: T201
+                print(row(run), flush=True)  # noqa: T201
                 runs.append(run)
     command = f".venv/bin/python bench/failover.py --runs {args.runs} --clients {args.clients}"
     command += f" --burst {args.burst}"

@@ -4,10 +4,12 @@ test (tests/storage/test_sentinel.py) and bench/failover.py.
 Every node is the bundled redis-server with the FalkorDB module (a replica must load it too, to
 apply the graph writes it is sent); a sentinel is the same binary with `--sentinel`. Sentinels
 judge a primary down after `down_after_ms` without an answer and agree on a failover with a
-quorum of two. Everything runs in one temporary directory and is killed on `stop()`.
+quorum of two. Everything runs in one temporary directory and is killed on `stop()`, and by
+the kernel if the process that started it dies first (PR_SET_PDEATHSIG).
 """
 
 import asyncio
+import ctypes
 import os
 import signal
 import subprocess
@@ -22,6 +24,7 @@ from app.storage.falkordb_server import default_module_path
 from tests.conftest import free_port
 
 MASTER = "engram"
+PR_SET_PDEATHSIG = 1
 START_TIMEOUT_S = 30.0
 FAILOVER_TIMEOUT_S = 60.0
 
@@ -34,7 +37,10 @@ class Node:
 
     def start(self) -> None:
         self.process = subprocess.Popen(  # noqa: S603 - the bundled binary, fixed arguments
-            self.command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            self.command,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            preexec_fn=_die_with_parent,  # noqa: PLW1509 - no threads start servers here
         )
 
     def kill(self) -> None:
@@ -62,7 +68,14 @@ class SentinelCluster:
 
     async def start(self) -> None:
         """Starts the primary, its replicas, then the sentinels; returns once every replica is
-        in sync and every sentinel knows every replica."""
+        in sync and every sentinel knows every replica. On a failure, stops what it started."""
+        try:
+            await self._start()
+        except BaseException:
+            self.stop()
+            raise
+
+    async def _start(self) -> None:
         primary_port = free_port()
         self.data.append(self._data_node(primary_port, replica_of=None))
         for _ in range(self.replicas):
@@ -170,6 +183,10 @@ class SentinelCluster:
                 await _poll(lambda c=client: _known_replicas(c), self.replicas, "sentinel")
             finally:
                 await client.aclose()
+
+
+def _die_with_parent() -> None:
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 async def _in_sync_replicas(client: aioredis.Redis) -> int:

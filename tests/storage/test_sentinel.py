@@ -16,7 +16,9 @@ import httpx
 import pytest
 
 from app.config import Settings
-from tests.conftest import ALICE_KEY, BOB_KEY, auth, running_client, test_settings
+from app.refusals import StartupRefused
+from app.runtime import start_runtime
+from tests.conftest import ALICE_KEY, BOB_KEY, auth, free_port, running_client, test_settings
 from tests.sentinel_cluster import SentinelCluster
 
 pytestmark = pytest.mark.integration
@@ -124,3 +126,13 @@ async def test_a_write_short_of_its_replicas_is_a_503_and_its_retry_writes_once(
             assert (await client.get("/health")).json()["falkordb"] == "connected"
     finally:
         servers.stop()
+
+
+async def test_sentinels_that_do_not_answer_are_waited_for_then_refused(tmp_path: Path) -> None:
+    sentinels = [("127.0.0.1", free_port()), ("127.0.0.1", free_port())]
+    settings = test_settings(tmp_path, falkordb_sentinels=sentinels, falkordb_connect_wait_s=1)
+    with pytest.raises(StartupRefused) as refused:
+        await start_runtime(settings)
+    assert "did not answer within 1 s" in refused.value.what
+    assert f"127.0.0.1:{sentinels[1][1]}" in refused.value.what
+    assert "FALKORDB_SENTINELS" in refused.value.fix
