@@ -197,19 +197,20 @@ def _claim_data_dir(settings: Settings) -> DataDirLock | None:
 
 async def _start_runtime(settings: Settings, with_keyring: bool) -> Runtime:
     server = None
-    url = falkordb_address(settings)
-    if url is None:
+    address = falkordb_address(settings)
+    if address is None:
         server = EmbeddedFalkorDB(
             data_dir=settings.data_dir / "falkordb",
             port=settings.falkordb_port,
             module_path=settings.falkordb_module,
             appendfsync=settings.falkordb_appendfsync,
         )
-        url = FalkorAddress.of(await server.start())
+        address = FalkorAddress.of(await server.start())
     else:
-        await _wait_for_falkordb(url, settings.falkordb_connect_wait_s)
+        await _wait_for_falkordb(address, settings.falkordb_connect_wait_s)
     replicas = Replicas(settings.falkordb_wait_replicas, settings.falkordb_wait_timeout_ms)
-    graph = GraphStore(url, settings.falkordb_graph, settings.falkordb_pool_size, replicas=replicas)
+    pool_size = settings.falkordb_pool_size
+    graph = GraphStore(address, settings.falkordb_graph, pool_size, replicas=replicas)
     opened: list = []
     try:
         await migrate(graph)
@@ -233,13 +234,13 @@ async def _start_runtime(settings: Settings, with_keyring: bool) -> Runtime:
         )
         await _open_vectors(stores, settings)
         opened.append(stores.vectors)
-        deployment = await _check_identity(url, settings)
+        deployment = await _check_identity(address, settings)
         await adopt_embedding_model(
             stores, embedder.model, trust_unrecorded=embedder.name != "local"
         )
         if getattr(stores.vectors, "windows_added", False):
             await backfill_windows(stores)
-        queue_client = url.client(max_connections=256)  # idle worker slots hold one each
+        queue_client = address.client(max_connections=256)  # idle worker slots hold one each
         jobs = JobQueue(queue_client, job_kinds(settings), namespace=_namespace(settings))
         await jobs.connect()
         stores.jobs = jobs
@@ -252,7 +253,7 @@ async def _start_runtime(settings: Settings, with_keyring: bool) -> Runtime:
         raise
     keyring = _keyring(settings) if with_keyring else None
     access = AccessRecorder(graph, stores.vectors, settings.access_flush_interval_s)
-    drift = DriftMonitor(stores, jobs, unverified=_unverified(url, settings, deployment))
+    drift = DriftMonitor(stores, jobs, unverified=_unverified(address, settings, deployment))
     await drift.check()  # lost points show (and a repair is queued) from the start
     runtime = Runtime(
         settings,
@@ -267,7 +268,7 @@ async def _start_runtime(settings: Settings, with_keyring: bool) -> Runtime:
         drift=drift,
         deployment_id=deployment.deployment_id,
     )
-    watch = StoreWatch(stores, server, url.describe())
+    watch = StoreWatch(stores, server, address.describe())
     runtime.background.append(asyncio.create_task(watch.run(), name="store-watch"))
     if settings.drift_check_interval_s:
         checks = run_every(settings.drift_check_interval_s, drift.check)
@@ -276,20 +277,20 @@ async def _start_runtime(settings: Settings, with_keyring: bool) -> Runtime:
 
 
 def _unverified(
-    url: FalkorAddress, settings: Settings, deployment: Identity
+    address: FalkorAddress, settings: Settings, deployment: Identity
 ) -> Callable[[], Awaitable[None]] | None:
     """For a replaced vector store: how the drift check records it checked, once repaired."""
     if deployment.verified:
         return None
-    return partial(mark_verified, url, settings.falkordb_graph, deployment.vector_store)
+    return partial(mark_verified, address, settings.falkordb_graph, deployment.vector_store)
 
 
-async def _wait_for_falkordb(url: FalkorAddress, wait_s: float) -> None:
+async def _wait_for_falkordb(address: FalkorAddress, wait_s: float) -> None:
     """A FalkorDB of the operator's own may start after Engram (a compose file): wait for it,
     with backoff, then refuse with what to do."""
     loop = asyncio.get_running_loop()
     deadline, delay = loop.time() + wait_s, 0.2
-    client = url.client(socket_connect_timeout=2, socket_timeout=5)
+    client = address.client(socket_connect_timeout=2, socket_timeout=5)
     try:
         while True:
             try:
@@ -297,8 +298,8 @@ async def _wait_for_falkordb(url: FalkorAddress, wait_s: float) -> None:
                 return
             except (RedisError, OSError) as exc:
                 if loop.time() + delay > deadline:
-                    raise falkordb_unreachable(url.describe(), wait_s, exc) from None
-                log.info("waiting for FalkorDB at %s: %s", url.describe(), exc)
+                    raise falkordb_unreachable(address.describe(), wait_s, exc) from None
+                log.info("waiting for FalkorDB at %s: %s", address.describe(), exc)
             await asyncio.sleep(delay)
             delay = min(delay * 2, 5.0)
     finally:
