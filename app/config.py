@@ -5,8 +5,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import AliasChoices, Field, field_validator
+from pydantic import AliasChoices, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+MAX_SENTINELS = 16
 
 
 class Settings(BaseSettings):
@@ -64,6 +66,24 @@ class Settings(BaseSettings):
     falkordb_index_wait_s: float = Field(120.0, validation_alias="FALKORDB_INDEX_WAIT_S")
     # With FALKORDB_URL: how long start-up waits for the server to answer before refusing.
     falkordb_connect_wait_s: float = Field(30.0, ge=0, validation_alias="FALKORDB_CONNECT_WAIT_S")
+    # High availability (docs/operations.md): "host:port,host:port" of Redis Sentinels watching a
+    # FalkorDB primary and its replicas, instead of FALKORDB_URL; Engram asks them for the
+    # primary and follows a failover by itself.
+    falkordb_sentinels: Annotated[list[tuple[str, int]], NoDecode] = Field(
+        [], validation_alias="FALKORDB_SENTINELS"
+    )
+    falkordb_sentinel_master: str = Field(
+        "engram", min_length=1, max_length=200, validation_alias="FALKORDB_SENTINEL_MASTER"
+    )
+    falkordb_sentinel_password: str | None = Field(
+        None, validation_alias="FALKORDB_SENTINEL_PASSWORD"
+    )
+    # After each graph write, WAIT until this many replicas have it (0: off); a write that does
+    # not reach them within the timeout is answered 503 (it is kept on the primary).
+    falkordb_wait_replicas: int = Field(0, ge=0, le=16, validation_alias="FALKORDB_WAIT_REPLICAS")
+    falkordb_wait_timeout_ms: int = Field(
+        1000, ge=1, le=60_000, validation_alias="FALKORDB_WAIT_TIMEOUT_MS"
+    )
 
     # Qdrant: unset URL -> a Qdrant Edge shard under data_dir/qdrant; ":memory:" for tests.
     qdrant_url: str | None = Field(None, validation_alias="QDRANT_URL")
@@ -316,13 +336,42 @@ class Settings(BaseSettings):
             return json.loads(text)
         return [origin.strip() for origin in text.split(",") if origin.strip()]
 
+    @field_validator("falkordb_sentinels", mode="before")
+    @classmethod
+    def _sentinels_from_text(cls, value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        return [_host_port(part) for part in value.split(",") if part.strip()]
+
+    @model_validator(mode="after")
+    def _one_way_to_falkordb(self) -> "Settings":
+        if self.falkordb_sentinels and self.falkordb_url is not None:
+            raise ValueError("set FALKORDB_URL or FALKORDB_SENTINELS, not both")
+        if len(self.falkordb_sentinels) > MAX_SENTINELS:
+            raise ValueError(f"FALKORDB_SENTINELS lists more than {MAX_SENTINELS} sentinels")
+        if self.falkordb_wait_replicas and self.embedded_falkordb:
+            raise ValueError(
+                "FALKORDB_WAIT_REPLICAS needs replicas: set FALKORDB_SENTINELS (or FALKORDB_URL "
+                "of a primary with replicas); the embedded server has none"
+            )
+        return self
+
     @property
     def embedded_falkordb(self) -> bool:
-        return self.falkordb_url is None
+        return self.falkordb_url is None and not self.falkordb_sentinels
 
     @property
     def embedded_qdrant(self) -> bool:
         return self.qdrant_url is None
+
+
+def _host_port(text: str) -> tuple[str, int]:
+    """One sentinel's "host:port" (an IPv6 host in brackets: "[::1]:26379")."""
+    host, sep, port = text.strip().rpartition(":")
+    host = host.removeprefix("[").removesuffix("]")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"FALKORDB_SENTINELS: {text.strip()!r} is not host:port")
+    return host, int(port)
 
 
 @lru_cache

@@ -90,7 +90,8 @@ class ErrorResponse(BaseModel):
     code: int = Field(description="The HTTP status, repeated.")
     error: str = Field(
         description="The kind: bad_request, unauthorized, forbidden, not_found, conflict, "
-        "payload_too_large, rate_limited, store_unavailable, unavailable, internal_error."
+        "payload_too_large, rate_limited, store_unavailable, not_replicated, unavailable, "
+        "internal_error."
     )
     message: str = Field(description="What is wrong, for a person to read.")
 

@@ -47,8 +47,9 @@ def falkordb_unreachable(url: str, waited_s: float, error: BaseException) -> Sta
     return StartupRefused(
         f"FalkorDB at {without_credentials(url)} did not answer within {waited_s:g} s "
         f"({_short(error)})",
-        "start that FalkorDB server, or correct FALKORDB_URL (unset it and Engram runs its "
-        "own); FALKORDB_CONNECT_WAIT_S sets how long start-up waits for it",
+        "start that FalkorDB server (or its sentinels), or correct FALKORDB_URL or "
+        "FALKORDB_SENTINELS (unset both and Engram runs its own); FALKORDB_CONNECT_WAIT_S sets "
+        "how long start-up waits for it",
     )
 
 

@@ -10,7 +10,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import partial
 
-import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from app.auth.runtime_keys import Authenticator, RuntimeKeys
@@ -38,16 +37,17 @@ from app.refusals import (
     falkordb_unreachable,
     indexes_not_ready,
     vector_index_unreadable,
-    without_credentials,
 )
 from app.remember.pipeline import RememberConfig
 from app.remember.stats import ExtractionStats
 from app.storage import Stores
+from app.storage.address import FalkorAddress, falkordb_address
 from app.storage.artifact_backends import open_artifact_store
 from app.storage.falkordb_server import EmbeddedFalkorDB
 from app.storage.graph import GraphStore
 from app.storage.identity import Identity, check_identity, mark_verified, vector_store_identity
 from app.storage.ownership import DataDirLock, claim_data_dir
+from app.storage.replication import Replicas
 from app.storage.schema import migrate
 from app.storage.vectors import VectorDimensionMismatch, create_vector_index
 from app.wiring.jobs import job_kinds
@@ -195,25 +195,27 @@ async def _cancelled(task: asyncio.Task) -> None:
 
 def _claim_data_dir(settings: Settings) -> DataDirLock | None:
     """The lock on ENGRAM_DATA_DIR (app/storage/ownership.py), if an embedded store lives there."""
-    if settings.falkordb_url is not None and settings.qdrant_url and settings.qdrant_url.strip():
+    if not settings.embedded_falkordb and settings.qdrant_url and settings.qdrant_url.strip():
         return None
     return claim_data_dir(settings.data_dir, port=settings.port, now=to_iso(utc_now()))
 
 
 async def _start_runtime(settings: Settings, with_keyring: bool) -> Runtime:
     server = None
-    url = settings.falkordb_url
-    if url is None:
+    address = falkordb_address(settings)
+    if address is None:
         server = EmbeddedFalkorDB(
             data_dir=settings.data_dir / "falkordb",
             port=settings.falkordb_port,
             module_path=settings.falkordb_module,
             appendfsync=settings.falkordb_appendfsync,
         )
-        url = await server.start()
+        address = FalkorAddress.of(await server.start())
     else:
-        await _wait_for_falkordb(url, settings.falkordb_connect_wait_s)
-    graph = GraphStore(url, settings.falkordb_graph, settings.falkordb_pool_size)
+        await _wait_for_falkordb(address, settings.falkordb_connect_wait_s)
+    replicas = Replicas(settings.falkordb_wait_replicas, settings.falkordb_wait_timeout_ms)
+    pool_size = settings.falkordb_pool_size
+    graph = GraphStore(address, settings.falkordb_graph, pool_size, replicas=replicas)
     opened: list = []
     try:
         await migrate(graph)
@@ -237,13 +239,14 @@ async def _start_runtime(settings: Settings, with_keyring: bool) -> Runtime:
         )
         await _open_vectors(stores, settings)
         opened.append(stores.vectors)
-        deployment = await _check_identity(url, settings)
+        deployment = await _check_identity(address, settings)
         await adopt_embedding_model(
             stores, embedder.model, trust_unrecorded=embedder.name != "local"
         )
         if getattr(stores.vectors, "windows_added", False):
             await backfill_windows(stores)
-        jobs = JobQueue(url, job_kinds(settings), namespace=_namespace(settings))
+        queue_client = address.client(max_connections=256)  # idle worker slots hold one each
+        jobs = JobQueue(queue_client, job_kinds(settings), namespace=_namespace(settings))
         await jobs.connect()
         stores.jobs = jobs
     except BaseException:
@@ -257,7 +260,7 @@ async def _start_runtime(settings: Settings, with_keyring: bool) -> Runtime:
         await start_authenticator(settings, graph) if with_keyring else (None, [])
     )
     access = AccessRecorder(graph, stores.vectors, settings.access_flush_interval_s)
-    drift = DriftMonitor(stores, jobs, unverified=_unverified(url, settings, deployment))
+    drift = DriftMonitor(stores, jobs, unverified=_unverified(address, settings, deployment))
     await drift.check()  # lost points show (and a repair is queued) from the start
     runtime = Runtime(
         settings,
@@ -273,7 +276,7 @@ async def _start_runtime(settings: Settings, with_keyring: bool) -> Runtime:
         deployment_id=deployment.deployment_id,
     )
     runtime.background += key_tasks
-    watch = StoreWatch(stores, server, without_credentials(url))
+    watch = StoreWatch(stores, server, address.describe())
     runtime.background.append(asyncio.create_task(watch.run(), name="store-watch"))
     if settings.drift_check_interval_s:
         checks = run_every(settings.drift_check_interval_s, drift.check)
@@ -282,20 +285,20 @@ async def _start_runtime(settings: Settings, with_keyring: bool) -> Runtime:
 
 
 def _unverified(
-    url: str, settings: Settings, deployment: Identity
+    address: FalkorAddress, settings: Settings, deployment: Identity
 ) -> Callable[[], Awaitable[None]] | None:
     """For a replaced vector store: how the drift check records it checked, once repaired."""
     if deployment.verified:
         return None
-    return partial(mark_verified, url, settings.falkordb_graph, deployment.vector_store)
+    return partial(mark_verified, address, settings.falkordb_graph, deployment.vector_store)
 
 
-async def _wait_for_falkordb(url: str, wait_s: float) -> None:
+async def _wait_for_falkordb(address: FalkorAddress, wait_s: float) -> None:
     """A FalkorDB of the operator's own may start after Engram (a compose file): wait for it,
     with backoff, then refuse with what to do."""
     loop = asyncio.get_running_loop()
     deadline, delay = loop.time() + wait_s, 0.2
-    client = aioredis.from_url(url, socket_connect_timeout=2, socket_timeout=5)
+    client = address.client(socket_connect_timeout=2, socket_timeout=5)
     try:
         while True:
             try:
@@ -303,8 +306,8 @@ async def _wait_for_falkordb(url: str, wait_s: float) -> None:
                 return
             except (RedisError, OSError) as exc:
                 if loop.time() + delay > deadline:
-                    raise falkordb_unreachable(url, wait_s, exc) from None
-                log.info("waiting for FalkorDB at %s: %s", url, exc)
+                    raise falkordb_unreachable(address.describe(), wait_s, exc) from None
+                log.info("waiting for FalkorDB at %s: %s", address.describe(), exc)
             await asyncio.sleep(delay)
             delay = min(delay * 2, 5.0)
     finally:
@@ -324,13 +327,13 @@ async def _open_vectors(stores: Stores, settings: Settings) -> None:
         raise vector_index_unreadable(where, path, exc) from exc
 
 
-async def _check_identity(falkordb_url: str, settings: Settings) -> Identity:
+async def _check_identity(falkordb_url: FalkorAddress, settings: Settings) -> Identity:
     """Refuses a vector store other than the deployment's (see app.storage.identity). The
     embedded default owns its graph alone: whatever shard it opens is the deployment's."""
     opened = vector_store_identity(
         settings.qdrant_url, settings.qdrant_collection, settings.data_dir / "qdrant"
     )
-    adopt = settings.adopt_vector_store or settings.falkordb_url is None
+    adopt = settings.adopt_vector_store or settings.embedded_falkordb
     identity, replaced = await check_identity(
         falkordb_url, settings.falkordb_graph, opened, adopt=adopt, now=to_iso(utc_now())
     )

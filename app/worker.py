@@ -30,9 +30,10 @@ STALE_AFTER_BEATS = 3
 
 def refuse_embedded(settings: Settings) -> str | None:
     """Why this configuration cannot run a separate worker, if it cannot."""
-    if settings.falkordb_url is None or settings.qdrant_url is None:
+    if settings.embedded_falkordb or settings.qdrant_url is None:
         return (
-            "A separate worker needs shared servers: set FALKORDB_URL and QDRANT_URL. "
+            "A separate worker needs shared servers: set FALKORDB_URL (or FALKORDB_SENTINELS) "
+            "and QDRANT_URL. "
             "On the embedded default, `make run` already runs workers in its own process "
             "(ENGRAM_WORKERS)."
         )

@@ -49,7 +49,7 @@ class JobQueue:
 
     def __init__(
         self,
-        redis_url: str,
+        redis_url: str | aioredis.Redis,
         kinds: Mapping[str, JobKind],
         *,
         namespace: str = "engram",
@@ -58,8 +58,12 @@ class JobQueue:
         max_connections: int = 256,
     ) -> None:
         # redis-py 8 caps a pool at 100 connections by default and raises when it is exhausted;
-        # every idle worker slot holds one in BLMOVE.
-        self.redis = aioredis.from_url(redis_url, max_connections=max_connections)
+        # every idle worker slot holds one in BLMOVE. A client passed in (a Sentinel-managed
+        # one: app/storage/address.py) is the queue's from now on: close() closes it.
+        if isinstance(redis_url, str):
+            self.redis = aioredis.from_url(redis_url, max_connections=max_connections)
+        else:
+            self.redis = redis_url
         self.namespace = namespace
         self.keys = JobKeys(namespace)
         self.kinds = dict(kinds)

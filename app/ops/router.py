@@ -127,6 +127,8 @@ def _embedder_health(embedder: Embedder) -> EmbedderHealth:
 
 def _store_health(stores: Stores, component: str, reachable: bool, kind: str) -> StoreHealth:
     board = stores.health.get(component)
+    if component == "falkordb" and not stores.graph.replicas.state.ok:
+        board = stores.graph.replicas.state  # the last write missed FALKORDB_WAIT_REPLICAS
     state: StoreState = (
         "disconnected" if not reachable else ("connected" if board.ok else "degraded")
     )

@@ -7,15 +7,17 @@ import logging
 import time
 from typing import Any, Self
 
-from falkordb.asyncio import FalkorDB
-from redis.asyncio import BlockingConnectionPool
+from falkordb.asyncio.graph import AsyncGraph
+from redis.asyncio import Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from app.errors import StoreUnavailable
 from app.storage import compact
+from app.storage.address import FalkorAddress
 from app.storage.cypher import INDEXES
+from app.storage.replication import Replicas
 
 log = logging.getLogger(__name__)
 REWRITE_TIMEOUT_S = 120.0
@@ -23,29 +25,47 @@ REWRITE_POLL_S = 0.05
 
 
 class FalkorGraph:
-    """One graph of a FalkorDB server, over a bounded connection pool."""
+    """One graph of a FalkorDB server (or of the primary Sentinel names), over a bounded
+    connection pool. With `replicas`, every write query waits until that many replicas have
+    it (`WAIT`, app/storage/replication.py)."""
 
     def __init__(
-        self, url: str, graph_name: str, pool_size: int = 16, timeout_s: float = 30.0
+        self,
+        where: str | FalkorAddress,
+        graph_name: str,
+        pool_size: int = 16,
+        timeout_s: float = 30.0,
+        replicas: Replicas | None = None,
     ) -> None:
-        self._pool = BlockingConnectionPool.from_url(
-            url,
-            max_connections=pool_size,
-            timeout=10,
+        self.address = FalkorAddress.of(where)
+        self._pool = self.address.pool(
+            pool_size,
+            10,
             socket_timeout=timeout_s,
             socket_connect_timeout=5,
             decode_responses=True,
         )
-        self._db = FalkorDB(connection_pool=self._pool)
+        # The graph runs its commands on a plain client of the pool: the client library's own
+        # FalkorDB() probes the server synchronously when made, and cannot probe through a
+        # Sentinel-managed pool.
+        self._client = Redis(connection_pool=self._pool)
         self.graph_name = graph_name
-        self._graph = self._db.select_graph(graph_name)
+        self._graph = AsyncGraph(self._client, graph_name)
+        self.replicas = replicas or Replicas()
 
     async def close(self) -> None:
         await self._pool.aclose()
 
     async def query(self, cypher: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
-        """Runs a write query; store outages become StoreUnavailable."""
-        return await self._run(self._graph.query, cypher, params)
+        """Runs a write query; store outages become StoreUnavailable. With WAIT on, a write
+        that did not reach its replicas in time is ReplicasNotReached (kept on the primary)."""
+        if not self.replicas.wanted:
+            return await self._run(self._graph.query, cypher, params)
+        try:
+            result = await self.replicas.write(self._client, self._graph, cypher, params)
+        except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
+            raise StoreUnavailable("FalkorDB is unavailable") from exc
+        return result.result_set
 
     async def ro_query(self, cypher: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
         """Runs a read-only query."""
@@ -81,7 +101,7 @@ class FalkorGraph:
         backup copies, restore). Close only the original store, never this view."""
         view = copy.copy(self)
         view.graph_name = graph_name
-        view._graph = self._db.select_graph(graph_name)
+        view._graph = AsyncGraph(self._client, graph_name)
         return view
 
     async def copy_to(self, graph_name: str) -> None:
@@ -96,7 +116,7 @@ class FalkorGraph:
         """BGREWRITEAOF, waited for: the append-only file is rewritten from the data as it is
         now, so what was deleted leaves the disk too. False if the server refused, the rewrite
         failed or did not finish within `timeout_s` (or the server keeps no AOF)."""
-        client = self._db.connection
+        client = self._client
         try:
             await _start_rewrite(client, timeout_s)
             return await _rewrite_succeeded(client, timeout_s)
@@ -107,7 +127,7 @@ class FalkorGraph:
     async def drop_query_log(self) -> None:
         """Deletes FalkorDB's log of recent queries of this graph (`telemetry{graph}`, a stream
         it persists, queries and parameters in full)."""
-        await self._run_command(self._db.connection.delete, f"telemetry{{{self.graph_name}}}")
+        await self._run_command(self._client.delete, f"telemetry{{{self.graph_name}}}")
 
     async def _run_command(self, method: Any, *args: Any) -> Any:
         try:
@@ -118,7 +138,7 @@ class FalkorGraph:
     async def ping(self) -> bool:
         """True if the server answers; never raises."""
         try:
-            return bool(await self._db.connection.ping())
+            return bool(await self._client.ping())
         except (RedisError, OSError):
             return False
 

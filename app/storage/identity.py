@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from redis.asyncio import Redis
+from app.storage.address import FalkorAddress
 
 STORE_ID_FILE = "engram-store-id"
 MEMORY_LOCATION = ":memory:"
@@ -86,14 +86,14 @@ def identity_key(graph_name: str) -> str:
 
 
 async def check_identity(
-    falkordb_url: str, graph_name: str, opened: Opened, *, adopt: bool, now: str
+    falkordb_url: str | FalkorAddress, graph_name: str, opened: Opened, *, adopt: bool, now: str
 ) -> tuple[Identity, str | None]:
     """The deployment's identity, recorded by the first process. With `adopt` (or for a new
     shard where the deployment's was), a different vector store becomes the deployment's
     (returned as the one it replaced); else it is refused. HSETNX makes one of two first
     processes the recorder, and the other compares."""
     key, vector_store = identity_key(graph_name), opened.identity
-    redis = Redis.from_url(falkordb_url, decode_responses=True)
+    redis = FalkorAddress.of(falkordb_url).client(decode_responses=True)
     try:
         await redis.hsetnx(key, "deployment_id", uuid.uuid4().hex)
         await redis.hsetnx(key, "created_at", now)
@@ -117,11 +117,13 @@ async def check_identity(
         await redis.aclose()
 
 
-async def mark_verified(falkordb_url: str, graph_name: str, vector_store: str) -> None:
+async def mark_verified(
+    falkordb_url: str | FalkorAddress, graph_name: str, vector_store: str
+) -> None:
     """Records that a repairing sync has checked `vector_store`, if it is still the one
     recorded (a later replacement stays unverified)."""
     key = identity_key(graph_name)
-    redis = Redis.from_url(falkordb_url, decode_responses=True)
+    redis = FalkorAddress.of(falkordb_url).client(decode_responses=True)
     try:
         if await redis.hget(key, "vector_store") == vector_store:
             await redis.hset(key, VERIFIED, "true")

@@ -18,7 +18,7 @@ async def test_start_runs_falkordb_422_with_aof_on_loopback(tmp_path: Path):
     graph = GraphStore(url, "probe")
     try:
         assert await graph.ping()
-        client = graph._db.connection
+        client = graph._client
         modules = await client.execute_command("MODULE", "LIST")
         versions = {m["name"]: m["ver"] for m in modules}
         assert versions["graph"] == 42201
