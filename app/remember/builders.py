@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 
-from app.remember import lexicon as lex
+from app import lexicon as lex
 from app.remember.attributes import ACTIVE, slot_for
 from app.remember.clauses import Clause, is_person_entity, tagged
 from app.remember.dates import NUMBER_WORDS

@@ -4,7 +4,7 @@ them. Each pattern is `fullmatch`ed against a prepared clause; its named groups 
 
 import re
 
-from app.enrichment.wordlists import word_set
+from app.lexicon import word_set
 from app.remember.dates import WEEKDAYS
 
 AM = r"(?:'m|\s+am)"

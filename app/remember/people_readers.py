@@ -5,8 +5,8 @@ import re
 
 from spacy.tokens import Span, Token
 
-from app.enrichment.wordlists import word_set
-from app.remember import lexicon as lex
+from app import lexicon as lex
+from app.lexicon import word_set
 from app.remember.attributes import ACTIVE, ANY, ENDED, item_key, slot_for
 from app.remember.fact_kinds import FAMILY, HEALTH, MILESTONE, dated, make_fact
 from app.remember.facts import ExtractedFact, Turn

@@ -11,7 +11,7 @@ import re
 
 from spacy.tokens import Token
 
-from app.remember import lexicon as lex
+from app import lexicon as lex
 from app.remember.attributes import ACTIVE, ANY, item_key, slot_for
 from app.remember.fact_kinds import HABIT, MOVE, PLACE, WORK, dated
 from app.remember.facts import ExtractedFact

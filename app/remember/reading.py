@@ -4,7 +4,7 @@ from collections.abc import Callable
 
 from spacy.tokens import Token
 
-from app.remember import lexicon as lex
+from app import lexicon as lex
 from app.remember.attributes import ACTIVE, ENDED, slot_for
 from app.remember.fact_kinds import (
     EVENT_KIND,

@@ -15,7 +15,7 @@ import re
 
 from spacy.tokens import Span, Token
 
-from app.remember import lexicon as lex
+from app import lexicon as lex
 from app.remember.attributes import ACTIVE, ANY, ENDED, item_key, slot_for
 from app.remember.fact_kinds import DIET_KIND, EVENT_KIND, FAMILY, IDENTITY, PLACE, dated, make_fact
 from app.remember.facts import ExtractedFact, Turn
