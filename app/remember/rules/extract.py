@@ -21,16 +21,16 @@ from enum import StrEnum
 from spacy.tokens import Doc, Span
 
 from app.nlp import load_nlp
-from app.remember import builders, patterns
 from app.remember.attributes import attribute_name
-from app.remember.clauses import FIRST_PERSON, Clause, clause_spans, is_statement, prepare
-from app.remember.dates import When
 from app.remember.facts import ASSISTANT, USER, ExtractedFact, Turn
-from app.remember.frames import predicates
-from app.remember.normalise import is_sarcastic, looks_lower_case, normalise
-from app.remember.people_readers import other_people_facts, pet_fragment_facts
-from app.remember.readers import read_predicate
-from app.remember.statements import (
+from app.remember.rules import builders, patterns
+from app.remember.rules.clauses import FIRST_PERSON, Clause, clause_spans, is_statement, prepare
+from app.remember.rules.dates import When
+from app.remember.rules.frames import predicates
+from app.remember.rules.normalise import is_sarcastic, looks_lower_case, normalise
+from app.remember.rules.people_readers import other_people_facts, pet_fragment_facts
+from app.remember.rules.readers import read_predicate
+from app.remember.rules.statements import (
     copula_facts,
     death_facts,
     goal_facts,

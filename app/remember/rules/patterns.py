@@ -5,7 +5,7 @@ them. Each pattern is `fullmatch`ed against a prepared clause; its named groups 
 import re
 
 from app.lexicon import word_set
-from app.remember.dates import WEEKDAYS
+from app.remember.rules.dates import WEEKDAYS
 
 AM = r"(?:'m|\s+am)"
 NOW = r"(?:(?:currently|still|now|also)\s+)?"

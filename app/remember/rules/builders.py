@@ -10,9 +10,10 @@ from dataclasses import replace
 
 from app import lexicon as lex
 from app.remember.attributes import ACTIVE, slot_for
-from app.remember.clauses import Clause, is_person_entity, tagged
-from app.remember.dates import NUMBER_WORDS
-from app.remember.fact_kinds import (
+from app.remember.facts import ASSISTANT, ExtractedFact
+from app.remember.rules.clauses import Clause, is_person_entity, tagged
+from app.remember.rules.dates import NUMBER_WORDS
+from app.remember.rules.fact_kinds import (
     AGE_KIND,
     DIET_KIND,
     EVENT_KIND,
@@ -31,9 +32,8 @@ from app.remember.fact_kinds import (
     indefinite,
     make_fact,
 )
-from app.remember.facts import ASSISTANT, ExtractedFact
-from app.remember.habits import habit_slot
-from app.remember.patterns import (
+from app.remember.rules.habits import habit_slot
+from app.remember.rules.patterns import (
     ALLERGIC,
     APPOINTMENT,
     ATTRIBUTE_SLOTS,
@@ -69,7 +69,7 @@ from app.remember.patterns import (
     WILL,
     WORK_AT,
 )
-from app.remember.values import (
+from app.remember.rules.values import (
     MAX_REST_WORDS,
     clean_value,
     person_name,
