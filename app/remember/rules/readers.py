@@ -349,6 +349,11 @@ def read_stop(p: Predicate) -> list[ExtractedFact]:
     return found[:1]
 
 
+def read_get(p: Predicate) -> list[ExtractedFact]:
+    """ "I got a puppy" (a thing had), else "we got engaged" (a marriage)."""
+    return read_have(p) or read_marry(p)
+
+
 READERS: dict[str, Reader] = {
     **dict.fromkeys(("build", "make", "develop", "create", "code"), read_build),
     **dict.fromkeys(("live", "reside", "base"), read_live),
@@ -366,7 +371,8 @@ READERS: dict[str, Reader] = {
     **dict.fromkeys(("speak", "learn", "know"), read_speak),
     "play": read_play,
     **dict.fromkeys(("stop", "quit", "give up", "leave"), read_stop),
-    **dict.fromkeys(("have", "get", "adopt", "rescue", "own", "buy"), read_have),
+    **dict.fromkeys(("have", "adopt", "rescue", "own", "buy"), read_have),
+    "get": read_get,
     **dict.fromkeys(("drive", "ride"), read_drive),
     **dict.fromkeys(("sell", "sell off"), read_sell),
     **dict.fromkeys(("break up", "split up", "split"), read_break_up),
@@ -383,8 +389,6 @@ def read_predicate(p: Predicate) -> list[ExtractedFact]:
         reader = READERS.get(key)
         if reader is not None:
             found += reader(p)
-        if key == "get" and not found:
-            found += read_marry(p)
     if not found:
         for reader in FALLBACK:
             found += reader(p)
