@@ -8,6 +8,7 @@ stale or foreign point in the vector index never surfaces.
 import asyncio
 from dataclasses import dataclass, field
 
+from app.models import MemoryProps
 from app.recall import evidence, feedback, filters, rank
 from app.recall.channels import ChannelRun, run_channels
 from app.recall.names import query_names, without_names
@@ -47,7 +48,7 @@ class Read:
     """The shortlist as the graph holds it: the facts of those that pass the request's filters,
     and which of them have a successor."""
 
-    facts: dict[str, dict]
+    facts: dict[str, MemoryProps]
     replaced: set[str]
 
 

@@ -5,7 +5,7 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime
 
-from app.models import Memory, to_iso
+from app.models import Memory, MemoryProps, to_iso
 from app.recall import attribute_evidence, evidence, rank
 from app.recall.asking import asks_about_user
 from app.recall.candidates import Best, Pool, Read
@@ -71,14 +71,14 @@ class _Scoring:
 
     best: Best
     fused: dict[str, float]
-    visible: dict[str, dict]
+    visible: dict[str, MemoryProps]
     heads: dict[str, Memory]
     judged: dict[str, evidence.Evidence]
     limits: evidence.Thresholds
 
 
 async def _judge(
-    search: Search, pool: Pool, facts: dict[str, dict]
+    search: Search, pool: Pool, facts: dict[str, MemoryProps]
 ) -> dict[str, evidence.Evidence]:
     """Each candidate's own evidence: its similarity to its query and the terms it shares."""
     await _add_whole_query_vectors(pool)
@@ -110,7 +110,7 @@ async def _judge(
 
 
 async def _asked_attributes(
-    search: Search, pool: Pool, facts: dict[str, dict]
+    search: Search, pool: Pool, facts: dict[str, MemoryProps]
 ) -> dict[str, frozenset[str]]:
     """Per query, the attributes it asks about — only if some candidate fills a slot and a query
     has a vector (the prototypes are not even looked at otherwise)."""
@@ -136,8 +136,8 @@ async def _add_whole_query_vectors(pool: Pool) -> None:
 
 
 def _current_state(
-    facts: dict[str, dict], params: RecallRequest, now: datetime
-) -> tuple[dict[str, dict], dict[str, dict]]:
+    facts: dict[str, MemoryProps], params: RecallRequest, now: datetime
+) -> tuple[dict[str, MemoryProps], dict[str, MemoryProps]]:
     """current: hides archived, decayed, not-yet-valid and no-longer-valid memories.
 
     Returns the visible ones, and those hidden only because their validity ended: these show
@@ -222,12 +222,12 @@ def _score(
     return hits, floored, True
 
 
-def _key(scored: rank.Scored) -> tuple:
+def _key(scored: rank.Scored) -> tuple[float, float, str]:
     return (-scored.score, -scored.match, scored.id)
 
 
 def _drop_raw_beside_its_consolidation(
-    kept: dict[str, tuple[rank.Scored, str, str]], facts: dict[str, dict]
+    kept: dict[str, tuple[rank.Scored, str, str]], facts: dict[str, MemoryProps]
 ) -> None:
     """A raw fact whose consolidated memory is also a result says the same thing twice: the
     consolidated one stands for both."""
