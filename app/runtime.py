@@ -196,58 +196,44 @@ def _claim_data_dir(settings: Settings) -> DataDirLock | None:
 
 
 async def _start_runtime(settings: Settings, with_keyring: bool) -> Runtime:
-    server = None
-    url = settings.falkordb_url
-    if url is None:
-        server = EmbeddedFalkorDB(
-            data_dir=settings.data_dir / "falkordb",
-            port=settings.falkordb_port,
-            module_path=settings.falkordb_module,
-            appendfsync=settings.falkordb_appendfsync,
-        )
-        url = await server.start()
-    else:
-        await _wait_for_falkordb(url, settings.falkordb_connect_wait_s)
-    graph = GraphStore(url, settings.falkordb_graph, settings.falkordb_pool_size)
-    opened: list = []
-    try:
+    # What has started is stopped again, last first, if a later step fails.
+    async with contextlib.AsyncExitStack() as cleanup:
+        server = None
+        url = settings.falkordb_url
+        if url is None:
+            server = EmbeddedFalkorDB(
+                data_dir=settings.data_dir / "falkordb",
+                port=settings.falkordb_port,
+                module_path=settings.falkordb_module,
+                appendfsync=settings.falkordb_appendfsync,
+            )
+            url = await server.start()
+            cleanup.push_async_callback(server.stop)
+        else:
+            await _wait_for_falkordb(url, settings.falkordb_connect_wait_s)
+        graph = GraphStore(url, settings.falkordb_graph, settings.falkordb_pool_size)
+        cleanup.push_async_callback(graph.close)
         await migrate(graph)
         try:
             await graph.wait_for_indexes(settings.falkordb_index_wait_s)
         except StoreUnavailable:
             raise indexes_not_ready(settings.falkordb_index_wait_s) from None
-        stores = Stores(graph, vectors=None)  # type: ignore[arg-type]
-        stores.artifacts = FileArtifacts(settings.data_dir / "artifacts")
-        if settings.embedded_falkordb or settings.embedded_qdrant:
-            stores.data_dir = settings.data_dir
         embedder = _embedder(settings)
-        opened.append(embedder)
+        cleanup.push_async_callback(embedder.close)
         await _warm_up(embedder)
-        stores.vectors = create_vector_index(
-            url=settings.qdrant_url,
-            path=settings.data_dir / "qdrant",
-            collection=settings.qdrant_collection,
-            dimension=embedder.dimension,
-            api_key=settings.qdrant_api_key,
-        )
+        stores = _stores(settings, graph, embedder.dimension)
         await _open_vectors(stores, settings)
-        opened.append(stores.vectors)
+        cleanup.push_async_callback(stores.vectors.close)
         deployment = await _check_identity(url, settings)
         await adopt_embedding_model(
             stores, embedder.model, trust_unrecorded=embedder.name != "local"
         )
-        if getattr(stores.vectors, "windows_added", False):
+        if stores.vectors.windows_added:
             await backfill_windows(stores)
         jobs = JobQueue(url, job_kinds(settings), namespace=_namespace(settings))
         await jobs.connect()
         stores.jobs = jobs
-    except BaseException:
-        for resource in reversed(opened):
-            await resource.close()
-        await graph.close()
-        if server is not None:
-            await server.stop()
-        raise
+        cleanup.pop_all()  # started: the runtime owns them now, and stops them
     keyring = _keyring(settings) if with_keyring else None
     access = AccessRecorder(graph, stores.vectors, settings.access_flush_interval_s)
     drift = DriftMonitor(stores, jobs, unverified=_unverified(url, settings, deployment))
@@ -271,6 +257,22 @@ async def _start_runtime(settings: Settings, with_keyring: bool) -> Runtime:
         checks = run_every(settings.drift_check_interval_s, drift.check)
         runtime.background.append(asyncio.create_task(checks, name="drift-check"))
     return runtime
+
+
+def _stores(settings: Settings, graph: GraphStore, dimension: int) -> Stores:
+    """The stores over the graph, with the vector index (not opened yet) and the artifacts."""
+    embedded = settings.embedded_falkordb or settings.embedded_qdrant
+    vectors = create_vector_index(
+        url=settings.qdrant_url,
+        path=settings.data_dir / "qdrant",
+        collection=settings.qdrant_collection,
+        dimension=dimension,
+        api_key=settings.qdrant_api_key,
+    )
+    artifacts = FileArtifacts(settings.data_dir / "artifacts")
+    return Stores(
+        graph, vectors, artifacts=artifacts, data_dir=settings.data_dir if embedded else None
+    )
 
 
 def _unverified(

@@ -85,8 +85,8 @@ async def _judge(
     wanted = [
         memory_id
         for memory_id in facts
-        if "dense" not in pool.best[memory_id][0].scores
-        or len(pool.vectors[pool.best[memory_id][1]].vectors) > 1
+        if "dense" not in pool.best[memory_id].candidate.scores
+        or len(pool.vectors[pool.best[memory_id].query].vectors) > 1
     ]
     has_vectors = any(v.vectors for v in pool.vectors.values())
     vectors = search.stores.vectors
@@ -178,7 +178,7 @@ def _score(
     judged, limits = scoring.judged, scoring.limits
     kept: dict[str, tuple[rank.Scored, str, str]] = {}  # shown id -> (score, query, source id)
     floored = 0
-    names = {query: query_names(query) for query in {q for _, q, _ in best.values()}}
+    names = {query: query_names(query) for query in {match.query for match in best.values()}}
     for memory_id, facts in visible.items():
         candidate, query, ran = best[memory_id]
         if not evidence.passes_floor(judged[memory_id], limits):
@@ -217,7 +217,7 @@ def _score(
     for shown in winners:
         scored, query, source = kept[shown]
         replaced = source if shown != source else None
-        match_type = "state_replacement" if replaced else _match_type(best[source][0])
+        match_type = "state_replacement" if replaced else _match_type(best[source].candidate)
         hits.append(Hit(memories[shown], scored, match_type, query, replaced))
     return hits, floored, True
 
