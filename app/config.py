@@ -143,6 +143,8 @@ class Settings(BaseSettings):
     recall_relevance_floor: float = Field(
         0.25, ge=0, le=1, validation_alias="RECALL_RELEVANCE_FLOOR"
     )
+    # The gate: no result at least this similar (nor sharing two terms) → nothing is relevant.
+    recall_relevance_gate: float = Field(0.4, ge=0, le=1, validation_alias="RECALL_RELEVANCE_GATE")
     recall_weight_dense: float = Field(1.0, ge=0, validation_alias="RECALL_WEIGHT_DENSE")
     recall_weight_prf: float = Field(0.6, ge=0, validation_alias="RECALL_WEIGHT_PRF")
     recall_weight_bm25: float = Field(1.5, ge=0, validation_alias="RECALL_WEIGHT_BM25")

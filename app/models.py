@@ -6,6 +6,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+# A memory's properties as read from the graph (what recall ranks and the response renders).
+MemoryProps = dict[str, Any]
+
 
 def utc_now() -> datetime:
     return datetime.now(UTC)

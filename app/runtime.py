@@ -201,64 +201,50 @@ def _claim_data_dir(settings: Settings) -> DataDirLock | None:
 
 
 async def _start_runtime(settings: Settings, with_keyring: bool) -> Runtime:
-    server = None
-    address = falkordb_address(settings)
-    if address is None:
-        server = EmbeddedFalkorDB(
-            data_dir=settings.data_dir / "falkordb",
-            port=settings.falkordb_port,
-            module_path=settings.falkordb_module,
-            appendfsync=settings.falkordb_appendfsync,
-        )
-        address = FalkorAddress.of(await server.start())
-    else:
-        await _wait_for_falkordb(address, settings.falkordb_connect_wait_s)
-    replicas = Replicas(settings.falkordb_wait_replicas, settings.falkordb_wait_timeout_ms)
-    pool_size = settings.falkordb_pool_size
-    graph = GraphStore(address, settings.falkordb_graph, pool_size, replicas=replicas)
-    opened: list = []
-    try:
+    # What has started is stopped again, last first, if a later step fails.
+    async with contextlib.AsyncExitStack() as cleanup:
+        server = None
+        address = falkordb_address(settings)
+        if address is None:
+            server = EmbeddedFalkorDB(
+                data_dir=settings.data_dir / "falkordb",
+                port=settings.falkordb_port,
+                module_path=settings.falkordb_module,
+                appendfsync=settings.falkordb_appendfsync,
+            )
+            address = FalkorAddress.of(await server.start())
+            cleanup.push_async_callback(server.stop)
+        else:
+            await _wait_for_falkordb(address, settings.falkordb_connect_wait_s)
+        replicas = Replicas(settings.falkordb_wait_replicas, settings.falkordb_wait_timeout_ms)
+        pool_size = settings.falkordb_pool_size
+        graph = GraphStore(address, settings.falkordb_graph, pool_size, replicas=replicas)
+        cleanup.push_async_callback(graph.close)
         await migrate(graph)
         try:
             await graph.wait_for_indexes(settings.falkordb_index_wait_s)
         except StoreUnavailable:
             raise indexes_not_ready(settings.falkordb_index_wait_s) from None
-        stores = Stores(graph, vectors=None)  # type: ignore[arg-type]
-        stores.artifacts = open_artifact_store(settings)
-        if settings.embedded_falkordb or settings.embedded_qdrant:
-            stores.data_dir = settings.data_dir
         embedder = _embedder(settings)
-        opened.append(embedder)
+        cleanup.push_async_callback(embedder.close)
         await _warm_up(embedder)
-        stores.vectors = create_vector_index(
-            url=settings.qdrant_url,
-            path=settings.data_dir / "qdrant",
-            collection=settings.qdrant_collection,
-            dimension=embedder.dimension,
-            api_key=settings.qdrant_api_key,
-        )
+        stores = _stores(settings, graph, embedder.dimension)
         await _open_vectors(stores, settings)
-        opened.append(stores.vectors)
+        cleanup.push_async_callback(stores.vectors.close)
         deployment = await _check_identity(address, settings)
         await adopt_embedding_model(
             stores, embedder.model, trust_unrecorded=embedder.name != "local"
         )
-        if getattr(stores.vectors, "windows_added", False):
+        if stores.vectors.windows_added:
             await backfill_windows(stores)
         queue_client = address.client(max_connections=256)  # idle worker slots hold one each
         jobs = JobQueue(queue_client, job_kinds(settings), namespace=_namespace(settings))
         await jobs.connect()
         stores.jobs = jobs
-    except BaseException:
-        for resource in reversed(opened):
-            await resource.close()
-        await graph.close()
-        if server is not None:
-            await server.stop()
-        raise
-    authenticator, key_tasks = (
-        await start_authenticator(settings, graph) if with_keyring else (None, [])
-    )
+        authenticator, key_tasks = (
+            await start_authenticator(settings, graph) if with_keyring else (None, [])
+        )
+        cleanup.pop_all()  # started: the runtime owns them now, and stops them
     access = AccessRecorder(graph, stores.vectors, settings.access_flush_interval_s)
     drift = DriftMonitor(stores, jobs, unverified=_unverified(address, settings, deployment))
     await drift.check()  # lost points show (and a repair is queued) from the start
@@ -282,6 +268,22 @@ async def _start_runtime(settings: Settings, with_keyring: bool) -> Runtime:
         checks = run_every(settings.drift_check_interval_s, drift.check)
         runtime.background.append(asyncio.create_task(checks, name="drift-check"))
     return runtime
+
+
+def _stores(settings: Settings, graph: GraphStore, dimension: int) -> Stores:
+    """The stores over the graph, with the vector index (not opened yet) and the artifacts."""
+    embedded = settings.embedded_falkordb or settings.embedded_qdrant
+    vectors = create_vector_index(
+        url=settings.qdrant_url,
+        path=settings.data_dir / "qdrant",
+        collection=settings.qdrant_collection,
+        dimension=dimension,
+        api_key=settings.qdrant_api_key,
+    )
+    artifacts = open_artifact_store(settings)
+    return Stores(
+        graph, vectors, artifacts=artifacts, data_dir=settings.data_dir if embedded else None
+    )
 
 
 def _unverified(

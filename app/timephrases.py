@@ -22,6 +22,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
+from functools import partial
 
 from dateutil import parser as date_parser
 
@@ -205,10 +206,10 @@ def _day_of_month(m: re.Match[str], today: date, future: bool) -> Resolved | Non
         return None
 
 
-def _count(m: re.Match[str], today: date, future: bool) -> Resolved:
-    """N units from today: "3 days ago", "in two weeks"."""
+def _count(m: re.Match[str], today: date, future: bool, *, sign: int = 1) -> Resolved:
+    """N units from today: "in two weeks", or "3 days ago" (sign -1)."""
     n = int(m["n"]) if m["n"].isdigit() else NUMBER_WORDS[m["n"].lower()]
-    return _shift(today, m["unit"].lower(), -n if m.re is AGO else n)
+    return _shift(today, m["unit"].lower(), sign * n)
 
 
 def _month(m: re.Match[str], today: date, future: bool) -> Resolved:
@@ -231,7 +232,7 @@ DATE_RESOLVERS: tuple[tuple[re.Pattern[str], Callable[..., Resolved | None]], ..
     (QUALIFIED_WEEKDAY, _weekday),
     (DAY_OF_PERIOD, _day_of_month),
     (QUALIFIED_PERIOD, _period),
-    (AGO, _count),
+    (AGO, partial(_count, sign=-1)),
     (IN_N, _count),
     (DAY_MONTH_DATE, _calendar(_on_day)),
     (MONTH_DAY_DATE, _calendar(_on_day)),

@@ -23,10 +23,9 @@ from typing import Any
 
 import httpx
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from bench._engram import keyed_engram, load_average
 
-from bench._engram import keyed_engram, load_average  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 USER_KEY, ADMIN_KEY = "bench-user-key-0123456789", "bench-admin-key-0123456789"
 ENV = {"EMBEDDING_PROVIDER": "hash", "EMBEDDING_DIMENSIONS": "384", "ENGRAM_WORKERS": "0"}

@@ -20,17 +20,15 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from app.config import Settings  # noqa: E402
-from app.lifecycle.cluster import ClusterConfig, run_clustering  # noqa: E402
-from app.lifecycle.decay import LifecycleConfig, run_pass  # noqa: E402
-from app.memories import service  # noqa: E402
-from app.memories.schemas import MemoryCreate  # noqa: E402
-from app.models import utc_now  # noqa: E402
-from app.runtime import start_runtime  # noqa: E402
-from app.scope import Scope  # noqa: E402
-from bench._engram import free_port  # noqa: E402
+from app.config import Settings
+from app.lifecycle.cluster import ClusterConfig, run_clustering
+from app.lifecycle.decay import LifecycleConfig, run_pass
+from app.memories import service
+from app.memories.schemas import MemoryCreate
+from app.models import utc_now
+from app.runtime import start_runtime
+from app.scope import Scope
+from bench._engram import free_port
 
 DIMENSION = 384
 BATCH = 500

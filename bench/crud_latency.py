@@ -11,21 +11,19 @@ Usage: .venv/bin/python bench/crud_latency.py [--requests 1000]
 import argparse
 import asyncio
 import json
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import httpx
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from app.models import Memory, to_iso, utc_now
+from app.scope import Scope
+from app.storage.graph import GraphStore
+from app.storage.records import new_id
+from bench._engram import free_port, percentiles, start_engram, stop_engram, wait_ready
 
-from app.models import Memory, to_iso, utc_now  # noqa: E402
-from app.scope import Scope  # noqa: E402
-from app.storage.graph import GraphStore  # noqa: E402
-from app.storage.records import new_id  # noqa: E402
-from bench._engram import free_port, percentiles, start_engram, stop_engram, wait_ready  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def time_http(base: str, key: str, n: int) -> tuple[dict, dict]:

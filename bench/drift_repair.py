@@ -13,7 +13,6 @@ import argparse
 import json
 import random
 import shutil
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -21,10 +20,9 @@ from typing import Any
 
 import httpx
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from bench._engram import free_port, load_average, start_engram, stop_engram, wait_ready
 
-from bench._engram import free_port, load_average, start_engram, stop_engram, wait_ready  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 USER_KEY, ADMIN_KEY = "bench-user-key-0123456789", "bench-admin-key-0123456789"
 BATCH, DIMENSION = 500, 384

@@ -10,11 +10,8 @@ import os
 import statistics
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from app.embeddings import LocalEmbedder  # noqa: E402
+from app.embeddings import LocalEmbedder
 
 SUBJECTS = ["I", "My sister", "The team", "Our landlord", "My doctor", "The new intern", "Alex"]
 VERBS = ["prefers", "forgot", "asked about", "booked", "cancelled", "is worried about", "loves"]

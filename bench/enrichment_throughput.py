@@ -24,12 +24,11 @@ from typing import Any
 
 import httpx
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from app.storage.graph import GraphStore
+from bench._engram import dead_letters, keyed_engram, load_average
+from bench.textgen import memories, personas
 
-from app.storage.graph import GraphStore  # noqa: E402
-from bench._engram import dead_letters, keyed_engram, load_average  # noqa: E402
-from bench.textgen import memories, personas  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 USER_KEY = "bench-user-key-enrichment-0001"
 ADMIN_KEY = "bench-admin-key-enrichment-0001"

@@ -1,7 +1,7 @@
 """Entity extraction quality on the hand-labelled set, and the throughput of `extract_many`.
 
 Quality is micro precision, recall and F1 over (category, slug) pairs, overall, per category and
-per split of the set (tuning, held-out 1 and 2; see tests/enrichment/entity_cases.py for what the
+per split of the set (tuning, held-out 1 and 2; see bench/entity_cases.py for what the
 held-out scores were before they were looked at), plus a category-agnostic match (slug only)
 that shows how much of the error is the kind, not the name. Throughput is sentences per second
 over the labelled sentences repeated to ~2,000 texts, after a warm-up run.
@@ -15,12 +15,9 @@ import sys
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from app.enrichment.entities import ENTITY_CATEGORIES, Entity, extract_many, slugify  # noqa: E402
-from tests.enrichment.entity_cases import CASES, SPLITS, Label  # noqa: E402
+from app.enrichment.entities import ENTITY_CATEGORIES, Entity, extract_many, slugify
+from bench.entity_cases import CASES, SPLITS, Label
 
 Pair = tuple[str, str]  # (category, slug)
 

@@ -26,13 +26,10 @@ import random
 import sys
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from app.lifecycle.policy import ForgetPolicy, decide  # noqa: E402
-from app.lifecycle.relevance import Facts, RelevanceConfig, relevance  # noqa: E402
-from app.models import to_iso  # noqa: E402
+from app.lifecycle.policy import ForgetPolicy, decide
+from app.lifecycle.relevance import Facts, RelevanceConfig, relevance
+from app.models import to_iso
 
 START = datetime(2026, 1, 1, tzinfo=UTC)
 TYPES = [

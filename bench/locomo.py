@@ -36,10 +36,9 @@ from typing import Any
 
 import httpx
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from bench._engram import free_port, percentiles, start_engram, stop_engram, wait_ready
 
-from bench._engram import free_port, percentiles, start_engram, stop_engram, wait_ready  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
 DEFAULT_OUT = ROOT / "bench" / "results" / "locomo.json"

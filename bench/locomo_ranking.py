@@ -30,12 +30,11 @@ from pathlib import Path
 import httpx
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from app.recall.rank import RRF_K, question_share
+from bench import locomo
+from bench import locomo_windows as windows
 
-from app.recall.rank import RRF_K, question_share  # noqa: E402
-from bench import locomo  # noqa: E402
-from bench import locomo_windows as windows  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 DEPTH = 100
 RANK_BUCKETS = ((1, 10), (11, 20), (21, 50), (51, 100))

@@ -32,11 +32,10 @@ from typing import Any
 
 import httpx
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from bench import locomo
+from bench._engram import free_port, percentiles, start_engram, stop_engram, wait_ready
 
-from bench import locomo  # noqa: E402
-from bench._engram import free_port, percentiles, start_engram, stop_engram, wait_ready  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 DEFAULT_OUT = ROOT / "bench" / "results" / "locomo-remember.json"
 PATHS = ("memory", "remember")

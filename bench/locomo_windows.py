@@ -27,12 +27,11 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from app.embeddings import LocalEmbedder
+from app.recall.names import query_names, without_names
+from bench.locomo import CATEGORIES, DEFAULT_DATA, Sample, Turn, load_samples
 
-from app.embeddings import LocalEmbedder  # noqa: E402
-from app.recall.names import query_names, without_names  # noqa: E402
-from bench.locomo import CATEGORIES, DEFAULT_DATA, Sample, Turn, load_samples  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 # window shape -> (turns before, turns after)
 SHAPES = {

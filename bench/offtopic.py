@@ -32,10 +32,9 @@ from typing import Any
 
 import httpx
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from bench import locomo
 
-from bench import locomo  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 QUESTIONS = ROOT / "bench" / "offtopic_questions.json"
 DEFAULT_OUT = ROOT / "bench" / "results" / "offtopic.json"

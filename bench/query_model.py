@@ -25,20 +25,19 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from app.embeddings.bert_graph import rebuild  # noqa: E402
-from app.embeddings.files import locate, verify  # noqa: E402
-from app.embeddings.local import (  # noqa: E402
+from app.embeddings.bert_graph import rebuild
+from app.embeddings.files import locate, verify
+from app.embeddings.local import (
     ONNX_FILE,
     TOKENIZER_FILE,
     MiniLM,
     load_session,
     load_tokenizer,
 )
-from app.embeddings.quantize import fold_to_fp32, quantized_model  # noqa: E402
-from bench import textgen  # noqa: E402
+from app.embeddings.quantize import fold_to_fp32, quantized_model
+from bench import textgen
+
+ROOT = Path(__file__).resolve().parents[1]
 
 PREVIOUS_SHA256 = "91ad8e77d368ba84b80349648914896145cbcad05df3a2e90a9fdee375519ca8"
 

@@ -23,12 +23,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from bench import textgen
+from bench._engram import percentiles
+from bench.scale import Server, StdlibClient, log, own_server
 
-from bench import textgen  # noqa: E402
-from bench._engram import percentiles  # noqa: E402
-from bench.scale import Server, StdlibClient, log, own_server  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def parse_args() -> argparse.Namespace:

@@ -17,26 +17,24 @@ import argparse
 import json
 import logging
 import random
-import sys
 import time
 from collections import Counter
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from app.nlp import load_nlp  # noqa: E402
-from app.remember.facts import ExtractedFact, Turn  # noqa: E402
-from app.remember.rules import extract_facts_by_rules  # noqa: E402
-from bench.locomo import (  # noqa: E402
+from app.nlp import load_nlp
+from app.remember.facts import ExtractedFact, Turn
+from app.remember.rules import extract_facts_by_rules
+from bench.locomo import (
     DEFAULT_DATA,
     normalise_dia_id,
     parse_session_date,
     scored_questions,
     session_numbers,
 )
+
+ROOT = Path(__file__).resolve().parents[1]
 
 log = logging.getLogger("remember_extraction")
 

@@ -24,11 +24,10 @@ from typing import Any
 
 import httpx
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from bench import textgen as tg
+from bench._engram import dead_letters, keyed_engram, load_average, percentiles
 
-from bench import textgen as tg  # noqa: E402
-from bench._engram import dead_letters, keyed_engram, load_average, percentiles  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 USER_KEY = "bench-user-key-remember-0001"
 ADMIN_KEY = "bench-admin-key-remember-0001"

@@ -37,7 +37,6 @@ import argparse
 import json
 import logging
 import re
-import sys
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -48,10 +47,9 @@ import httpx
 import yaml
 from falkordb import FalkorDB
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from bench._engram import keyed_engram, load_average, percentiles
 
-from bench._engram import keyed_engram, load_average, percentiles  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 log = logging.getLogger("remember_quality")
 SCENARIOS = ROOT / "bench" / "remember_scenarios"

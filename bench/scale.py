@@ -46,11 +46,10 @@ from typing import Any
 import httpx
 import redis
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from bench import textgen
+from bench._engram import free_port, percentiles, start_engram, stop_engram, wait_ready
 
-from bench import textgen  # noqa: E402
-from bench._engram import free_port, percentiles, start_engram, stop_engram, wait_ready  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 BATCH_SIZE = 500
 STATE_FILE = "scale_state.jsonl"

@@ -17,7 +17,7 @@ Here: the public API, cleaning and the quality filter, gathering the evidence an
 The pieces: `cues` (Candidate, the strengths and the CUES table), `shapes` (SHAPE evidence and
 the known-tool matches), `wordlists` (the vocabularies); the summary is in `summary`.
 
-The labelled set and the scores are in tests/enrichment/entity_cases.py and
+The labelled set and the scores are in bench/entity_cases.py and
 bench/entity_extraction.py.
 """
 

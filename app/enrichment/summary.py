@@ -2,7 +2,7 @@
 
 import re
 
-from app.enrichment.wordlists import word_set
+from app.lexicon import word_set
 
 _BLOCK_BREAK = re.compile(r"\n\s*\n|\n(?=\s*(?:[-*•#>]|\d+[.)])\s)")
 _MARKUP_PREFIX = re.compile(r"^(?:[-*•#>]+|\d+[.)])\s+")

@@ -5,10 +5,7 @@ and acronyms, calendar words), honorifics, the suffixes that give a name's kind 
 well-known tools (`KNOWN_TOOLS`, matched in any case; `AMBIGUOUS_TOOLS`, only when capitalised).
 """
 
-
-def word_set(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
+from app.lexicon import word_set
 
 PRONOUNS = word_set(
     "i i'm i've i'll i'd me my mine we us our ours you your yours he him his she her hers "

@@ -17,7 +17,7 @@ import logging
 from collections import Counter
 from datetime import timedelta
 
-from app.models import to_iso, utc_now
+from app.models import MemoryProps, to_iso, utc_now
 from app.storage.graph import GraphStore
 from app.storage.mirror import vector_payload
 from app.storage.records import memory_from_properties
@@ -75,7 +75,7 @@ class AccessRecorder:
         await self._mirror([props for (props,) in renewed if props])
         return len(rows)
 
-    async def _mirror(self, renewed: list[dict]) -> None:
+    async def _mirror(self, renewed: list[MemoryProps]) -> None:
         """The new expires_at into the vector payloads; a failure is left to the sync job."""
         if self.vectors is None:
             return

@@ -7,7 +7,9 @@ stale or foreign point in the vector index never surfaces.
 
 import asyncio
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
+from app.models import MemoryProps
 from app.recall import evidence, feedback, filters, rank
 from app.recall.channels import ChannelRun, run_channels
 from app.recall.names import query_names, without_names
@@ -24,7 +26,16 @@ SHORTLIST_FACTOR = 3
 SHORTLIST_MIN = 30
 LONG_QUERY = 256  # characters; a longer query is prepared on a thread
 
-Best = dict[str, tuple[rank.Candidate, str, list[str]]]  # id -> (candidate, its query, channels)
+
+class BestMatch(NamedTuple):
+    """A memory's best match over every query: its candidate, that query, the channels run."""
+
+    candidate: rank.Candidate
+    query: str
+    channels: list[str]
+
+
+Best = dict[str, BestMatch]  # memory id → its best match
 
 
 @dataclass
@@ -47,7 +58,7 @@ class Read:
     """The shortlist as the graph holds it: the facts of those that pass the request's filters,
     and which of them have a successor."""
 
-    facts: dict[str, dict]
+    facts: dict[str, MemoryProps]
     replaced: set[str]
 
 
@@ -91,7 +102,7 @@ async def gather(search: Search) -> Pool:
         for memory_id, candidate in candidates.items():
             match = scores[memory_id] + candidate.context
             if memory_id not in pool.best or match > _match(pool.best, pool.fused, memory_id):
-                pool.best[memory_id] = (candidate, query, ran)
+                pool.best[memory_id] = BestMatch(candidate, query, ran)
                 pool.fused[memory_id] = scores[memory_id]
     return pool
 
@@ -167,14 +178,14 @@ def _dense_query(query: str, config: RecallConfig) -> str | None:
 
 
 def _context_seeds(
-    best: dict[str, tuple[rank.Candidate, str, list[str]]],
+    best: Best,
     fused: dict[str, float],
     config: RecallConfig,
     limits: evidence.Thresholds,
 ) -> list[str]:
     """The best `context_seeds` candidates by fused match among those above the floor (a term
     in common, or the dense channel's similarity): their neighbouring turns get a lift."""
-    above = [i for i in fused if _above_floor(best[i][0], limits)]
+    above = [i for i in fused if _above_floor(best[i].candidate, limits)]
     return sorted(above, key=lambda i: -fused[i])[: config.context_seeds]
 
 
@@ -185,15 +196,13 @@ def _above_floor(candidate: rank.Candidate, limits: evidence.Thresholds) -> bool
     return candidate.scores.get("dense", 0.0) >= limits.floor
 
 
-def _match(
-    best: dict[str, tuple[rank.Candidate, str, list[str]]], fused: dict[str, float], memory_id: str
-) -> float:
+def _match(best: Best, fused: dict[str, float], memory_id: str) -> float:
     """rank.match_score of a candidate in `best`, from its fused match computed once."""
-    return fused[memory_id] + best[memory_id][0].context
+    return fused[memory_id] + best[memory_id].candidate.context
 
 
 def _lift_neighbour_turns(
-    best: dict[str, tuple[rank.Candidate, str, list[str]]],
+    best: Best,
     fused: dict[str, float],
     neighbours: list[tuple[str, str]],
     config: RecallConfig,
@@ -209,14 +218,14 @@ def _lift_neighbour_turns(
         _, query, ran = best[seed]
         lift = rank.context_lift(fused[seed], config.weights)
         if neighbour not in best:
-            best[neighbour] = (rank.Candidate(neighbour), query, ran)
-            fused[neighbour] = rank.fused_score(best[neighbour][0], config.weights, ran)
-        candidate = best[neighbour][0]
+            best[neighbour] = BestMatch(rank.Candidate(neighbour), query, ran)
+            fused[neighbour] = rank.fused_score(best[neighbour].candidate, config.weights, ran)
+        candidate = best[neighbour].candidate
         candidate.context = max(candidate.context, lift)
 
 
 def _shortlist(
-    best: dict[str, tuple[rank.Candidate, str, list[str]]],
+    best: Best,
     fused: dict[str, float],
     params: RecallRequest,
 ) -> list[str]:

@@ -13,7 +13,7 @@ hobbies?"); months and weekdays are not names (they are time, which `time_query`
 import re
 
 from app.enrichment.wordlists import PRONOUNS, STOPWORDS
-from app.recall.names import NOT_NAMES
+from app.lexicon import CALENDAR_NAMES
 
 MAX_SUB_QUERIES = 4  # the named things (at most three), then the topic words
 WORD = re.compile(r"[^\W_][\w'’-]*")
@@ -80,4 +80,4 @@ def _named_runs(query: str, matches: list[re.Match[str]]) -> list[str]:
 
 def _is_name(word: str) -> bool:
     lowered = word.lower()
-    return word[0].isupper() and lowered not in NOT_TOPICS and lowered not in NOT_NAMES
+    return word[0].isupper() and lowered not in NOT_TOPICS and lowered not in CALENDAR_NAMES

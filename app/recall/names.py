@@ -12,34 +12,13 @@ is about (a short "Nate: Bye!" is otherwise close to every question about Nate).
 
 import re
 
+from app.lexicon import CALENDAR_NAMES
+
 WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 NAME = re.compile(r"[A-Z][a-z]+")
 POSSESSIVE = re.compile(r"['’]s$")
 SENTENCE_ENDS = frozenset(".!?:;")
 MAX_NAMES = 20  # a question names a few people; a pasted text must not make the work grow
-NOT_NAMES = frozenset(
-    (
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-    )
-)
 
 
 def query_names(query: str) -> list[str]:
@@ -59,7 +38,7 @@ def query_names(query: str) -> list[str]:
         previous_end = match.end()
         if opens and word == token:
             continue  # "What", "Did", … : capitalised because they open the sentence
-        if NAME.fullmatch(word) and word.lower() not in NOT_NAMES and word not in seen:
+        if NAME.fullmatch(word) and word.lower() not in CALENDAR_NAMES and word not in seen:
             names.append(word)
             seen.add(word)
             if len(names) == MAX_NAMES:

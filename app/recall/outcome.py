@@ -25,7 +25,7 @@ class RecallConfig:
     dense_without_names: bool = True  # embed the query without the people it names
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Search:
     """One recall's inputs, shared by its steps (candidates → select → expansion)."""
 

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from app.models import spoken_text
+from app.models import MemoryProps, spoken_text
 
 # Small k: top ranks dominate. On LoCoMo, k=5 gave recall@10 0.67 where k=60 gave 0.59.
 RRF_K = 5
@@ -74,7 +74,7 @@ class ContextPriority:
     def __bool__(self) -> bool:
         return bool(self.tags or self.types)
 
-    def matches(self, memory: dict) -> float:
+    def matches(self, memory: MemoryProps) -> float:
         """1.0 if the memory has one of the tags (as a prefix) or types, else 0.0."""
         prefixes = set(memory.get("tag_prefixes") or ())
         hit = bool(prefixes.intersection(self.tags)) or memory.get("type") in self.types
@@ -214,7 +214,7 @@ def layer_penalty(layer: str, superseded: bool, weights: Weights) -> float:
 
 def score(
     candidate: Candidate,
-    memory: dict,
+    memory: MemoryProps,
     *,
     now: datetime,
     weights: Weights,
@@ -270,7 +270,7 @@ def score(
     return Scored(candidate.id, total, match, components)
 
 
-def text_of(memory: dict) -> str:
+def text_of(memory: MemoryProps) -> str:
     """A memory's text as it is searched (a transcript turn's with its speaker in front)."""
     content = memory.get("content") or ""
     return spoken_text(content, memory.get("speaker"), memory.get("layer"), memory.get("role"))

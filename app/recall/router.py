@@ -183,7 +183,9 @@ async def _recall(
     return FastJSONResponse(body)
 
 
-def _response(params: recall_params.RecallRequest, outcome: RecallOutcome, floor: float) -> dict:
+def _response(
+    params: recall_params.RecallRequest, outcome: RecallOutcome, floor: float
+) -> dict[str, Any]:
     results = [_item(hit) for hit in outcome.hits]
     window = outcome.window
     unsupported = []
@@ -223,7 +225,7 @@ def _response(params: recall_params.RecallRequest, outcome: RecallOutcome, floor
     }
 
 
-def _context_priority(params: recall_params.RecallRequest) -> dict:
+def _context_priority(params: recall_params.RecallRequest) -> dict[str, Any]:
     if not (params.priority or params.priority_ids):
         return {}
     return {
@@ -236,7 +238,7 @@ def _context_priority(params: recall_params.RecallRequest) -> dict:
     }
 
 
-def _expansion(params: recall_params.RecallRequest, outcome: RecallOutcome) -> dict:
+def _expansion(params: recall_params.RecallRequest, outcome: RecallOutcome) -> dict[str, Any]:
     described = {}
     if params.expand_entities:
         by_entity = [hit for hit in outcome.hits if hit.via_entity]

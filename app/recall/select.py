@@ -5,7 +5,7 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime
 
-from app.models import Memory, to_iso
+from app.models import Memory, MemoryProps, to_iso
 from app.recall import attribute_evidence, evidence, rank
 from app.recall.asking import asks_about_user
 from app.recall.candidates import Best, Pool, Read
@@ -71,22 +71,22 @@ class _Scoring:
 
     best: Best
     fused: dict[str, float]
-    visible: dict[str, dict]
+    visible: dict[str, MemoryProps]
     heads: dict[str, Memory]
     judged: dict[str, evidence.Evidence]
     limits: evidence.Thresholds
 
 
 async def _judge(
-    search: Search, pool: Pool, facts: dict[str, dict]
+    search: Search, pool: Pool, facts: dict[str, MemoryProps]
 ) -> dict[str, evidence.Evidence]:
     """Each candidate's own evidence: its similarity to its query and the terms it shares."""
     await _add_whole_query_vectors(pool)
     wanted = [
         memory_id
         for memory_id in facts
-        if "dense" not in pool.best[memory_id][0].scores
-        or len(pool.vectors[pool.best[memory_id][1]].vectors) > 1
+        if "dense" not in pool.best[memory_id].candidate.scores
+        or len(pool.vectors[pool.best[memory_id].query].vectors) > 1
     ]
     has_vectors = any(v.vectors for v in pool.vectors.values())
     vectors = search.stores.vectors
@@ -110,7 +110,7 @@ async def _judge(
 
 
 async def _asked_attributes(
-    search: Search, pool: Pool, facts: dict[str, dict]
+    search: Search, pool: Pool, facts: dict[str, MemoryProps]
 ) -> dict[str, frozenset[str]]:
     """Per query, the attributes it asks about — only if some candidate fills a slot and a query
     has a vector (the prototypes are not even looked at otherwise)."""
@@ -136,8 +136,8 @@ async def _add_whole_query_vectors(pool: Pool) -> None:
 
 
 def _current_state(
-    facts: dict[str, dict], params: RecallRequest, now: datetime
-) -> tuple[dict[str, dict], dict[str, dict]]:
+    facts: dict[str, MemoryProps], params: RecallRequest, now: datetime
+) -> tuple[dict[str, MemoryProps], dict[str, MemoryProps]]:
     """current: hides archived, decayed, not-yet-valid and no-longer-valid memories.
 
     Returns the visible ones, and those hidden only because their validity ended: these show
@@ -178,7 +178,7 @@ def _score(
     judged, limits = scoring.judged, scoring.limits
     kept: dict[str, tuple[rank.Scored, str, str]] = {}  # shown id -> (score, query, source id)
     floored = 0
-    names = {query: query_names(query) for query in {q for _, q, _ in best.values()}}
+    names = {query: query_names(query) for query in {match.query for match in best.values()}}
     for memory_id, facts in visible.items():
         candidate, query, ran = best[memory_id]
         if not evidence.passes_floor(judged[memory_id], limits):
@@ -217,17 +217,17 @@ def _score(
     for shown in winners:
         scored, query, source = kept[shown]
         replaced = source if shown != source else None
-        match_type = "state_replacement" if replaced else _match_type(best[source][0])
+        match_type = "state_replacement" if replaced else _match_type(best[source].candidate)
         hits.append(Hit(memories[shown], scored, match_type, query, replaced))
     return hits, floored, True
 
 
-def _key(scored: rank.Scored) -> tuple:
+def _key(scored: rank.Scored) -> tuple[float, float, str]:
     return (-scored.score, -scored.match, scored.id)
 
 
 def _drop_raw_beside_its_consolidation(
-    kept: dict[str, tuple[rank.Scored, str, str]], facts: dict[str, dict]
+    kept: dict[str, tuple[rank.Scored, str, str]], facts: dict[str, MemoryProps]
 ) -> None:
     """A raw fact whose consolidated memory is also a result says the same thing twice: the
     consolidated one stands for both."""

@@ -24,15 +24,15 @@ async def recall(
     now = utc_now()
     window, understood = time_window(params, now)
     search = Search(
-        stores,
-        embedder,
-        scope,
-        params,
-        config,
-        vector_filter(scope, params, window),
-        _queries(params),
-        now,
-        window,
+        stores=stores,
+        embedder=embedder,
+        scope=scope,
+        params=params,
+        config=config,
+        flt=vector_filter(scope, params, window),
+        queries=_queries(params),
+        now=now,
+        window=window,
     )
     if params.as_of is not None:
         outcome = await modes.as_of(search)

@@ -34,6 +34,7 @@ def recall_config(settings: Settings) -> RecallConfig:
     return RecallConfig(
         weights=weights,
         relevance_floor=settings.recall_relevance_floor,
+        relevance_gate=settings.recall_relevance_gate,
         context_seeds=settings.recall_context_seeds,
         dense_without_names=settings.recall_dense_without_names,
     )

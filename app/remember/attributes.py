@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from app.enrichment.wordlists import word_set
+from app.lexicon import word_set
 
 
 class Cardinality(StrEnum):

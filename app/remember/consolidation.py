@@ -87,7 +87,9 @@ async def consolidate(deps: RememberDeps, user_id: str, session_id: str) -> Cons
     return result
 
 
-async def _promote(deps: RememberDeps, user_id: str, raws: list[Memory], result: Consolidated):
+async def _promote(
+    deps: RememberDeps, user_id: str, raws: list[Memory], result: Consolidated
+) -> None:
     """Each raw fact becomes (or joins) a consolidated memory with the same content."""
     graph, now = deps.stores.graph, to_iso(utc_now())
     records = await deps.stores.vectors.retrieve([raw.id for raw in raws])
@@ -184,7 +186,9 @@ def _indexes(value: Any, count: int) -> list[int]:
     return sorted({i for i in value if isinstance(i, int) and 1 <= i <= count})
 
 
-def _synthesised(content: str, item: dict, sources: list[Memory], session_id: str) -> Memory:
+def _synthesised(
+    content: str, item: dict[str, Any], sources: list[Memory], session_id: str
+) -> Memory:
     first = sources[0]
     memory_type = TYPE_ALIASES.get(str(item.get("type", "")).lower(), MemoryType.CONTEXT)
     importance = item.get("importance")

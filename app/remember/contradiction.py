@@ -18,7 +18,7 @@ from app.models import utc_now
 from app.remember import attributes
 from app.remember.facts import ASSISTANT, USER, Turn
 from app.remember.rules import extract_facts_by_rules
-from app.remember.values import slot_key
+from app.remember.rules.values import slot_key
 
 if TYPE_CHECKING:
     from app.llm import CallBudget, LLMClient

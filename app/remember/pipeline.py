@@ -158,7 +158,7 @@ def _new_turns(talk: Conversation, kept: Kept) -> Conversation:
 
 async def _extract(
     deps: RememberDeps, talk: Conversation, outcome: Outcome, budget: CallBudget | None
-) -> list:
+) -> list[ExtractedFact]:
     """The LLM's facts when one is configured and answers with valid facts; the rules'
     otherwise (visibly: the job's result and the counters of /enrichment/status)."""
     stats = deps.remember_stats
@@ -302,7 +302,9 @@ async def _slot_related(deps: RememberDeps, scope: Scope, memory: Memory) -> lis
     return await sessions.same_slot(deps.stores.graph, scope, memory.slot)
 
 
-async def _near_raw_duplicate(deps: RememberDeps, scope: Scope, vector: list[float]) -> list:
+async def _near_raw_duplicate(
+    deps: RememberDeps, scope: Scope, vector: list[float]
+) -> list[Memory]:
     """The raw fact of the scope that says the same in other words (cosine over the threshold)."""
     raw_only = VectorFilter(scope=scope, layers=[Layer.RAW.value])
     hits = await deps.stores.vectors.search_dense(vector, raw_only, 1, with_payload=False)

@@ -207,7 +207,9 @@ def _reflection_memory(
     return memory
 
 
-async def _link_sources(deps: RememberDeps, scope: Scope, memory: Memory, facts: list[Memory]):
+async def _link_sources(
+    deps: RememberDeps, scope: Scope, memory: Memory, facts: list[Memory]
+) -> None:
     rows = [
         {"i": i, "a": memory.id, "b": fact.id, "strength": 1.0, "props": {"transformation": ACTOR}}
         for i, fact in enumerate(facts)

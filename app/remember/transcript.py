@@ -25,6 +25,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from app.memories.build import build_memory
 from app.memories.fields import MAX_CONTENT_CHARS
@@ -48,7 +49,7 @@ class TranscriptOptions:
 
     session_id: str
     agent_id: str | None
-    labels: dict
+    labels: dict[str, Any]
     chat_id: str | None = None
     model: str | None = None
     job: str | None = None  # the job storing them (a re-run of it treats them as its own)

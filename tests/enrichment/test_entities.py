@@ -11,8 +11,8 @@ from app.enrichment.entities import (
     slugify,
 )
 from app.enrichment.summary import summarize
+from bench.entity_cases import CASES, SPLITS
 from bench.entity_extraction import evaluate_cases
-from tests.enrichment.entity_cases import CASES, SPLITS
 
 
 def names(text: str) -> list[tuple[str, str]]:

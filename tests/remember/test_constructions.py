@@ -7,9 +7,9 @@ import pytest
 
 from app.remember.attributes import ACTIVE, ENDED, slot_for, supersedes
 from app.remember.facts import Turn
-from app.remember.habits import habit_slot
-from app.remember.normalise import normalise
 from app.remember.rules import extract_facts_by_rules
+from app.remember.rules.habits import habit_slot
+from app.remember.rules.normalise import normalise
 
 NOW = datetime(2026, 3, 2, 9, 30, tzinfo=UTC)
 

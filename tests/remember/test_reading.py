@@ -14,8 +14,8 @@ from app.remember.attributes import (
     supersedes,
 )
 from app.remember.facts import Turn
-from app.remember.normalise import is_sarcastic, looks_lower_case, normalise
 from app.remember.rules import extract_facts_by_rules
+from app.remember.rules.normalise import is_sarcastic, looks_lower_case, normalise
 
 NOW = datetime(2026, 3, 2, 9, 30, tzinfo=UTC)  # a Monday
 

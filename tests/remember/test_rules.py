@@ -8,10 +8,10 @@ from datetime import UTC, date, datetime, timedelta, timezone
 import pytest
 
 from app.models import MemoryType
-from app.remember.dates import find_date
 from app.remember.facts import Turn
 from app.remember.rules import extract_facts_by_rules
-from app.remember.values import third_person, third_person_verb
+from app.remember.rules.dates import find_date
+from app.remember.rules.values import third_person, third_person_verb
 from tests.remember.script import SESSIONS, Session
 
 NOW = datetime(2024, 3, 15, 10, 0, tzinfo=UTC)  # a Friday

@@ -309,6 +309,9 @@ class VectorIndex(Protocol):
     kind: str
     dimension: int
     has_windows: bool  # it stores window vectors (a Qdrant collection made earlier does not)
+    # This open added the window vector to a store made before it existed: the runtime then
+    # fills the windows in (app/memories/windows.py). A Qdrant collection cannot gain one.
+    windows_added: bool
 
     async def open(self) -> None:
         """Create or load the store and its payload indexes; check the dense size."""

@@ -77,6 +77,7 @@ class RemoteVectorIndex:
         # A collection made before window vectors existed has none (Qdrant cannot add a named
         # vector to a collection): the window channel is then off for it (docs/recall.md).
         self.has_windows = True
+        self.windows_added = False  # a collection never gains the window vector
 
     async def open(self) -> None:
         """Create the collection if missing, check its dense size, ensure payload indexes."""

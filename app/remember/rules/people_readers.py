@@ -1,16 +1,16 @@
 """Readers of what the speaker has, keeps and lives with: pets, children, vehicles and things,
-partners and marriages, goals and projects (see app/remember/readers.py)."""
+partners and marriages, goals and projects (see app/remember/rules/readers.py)."""
 
 import re
 
 from spacy.tokens import Span, Token
 
-from app.enrichment.wordlists import word_set
-from app.remember import lexicon as lex
+from app import lexicon as lex
+from app.lexicon import word_set
 from app.remember.attributes import ACTIVE, ANY, ENDED, item_key, slot_for
-from app.remember.fact_kinds import FAMILY, HEALTH, MILESTONE, dated, make_fact
 from app.remember.facts import ExtractedFact, Turn
-from app.remember.frames import (
+from app.remember.rules.fact_kinds import FAMILY, HEALTH, MILESTONE, dated, make_fact
+from app.remember.rules.frames import (
     Predicate,
     clause_of,
     head_words,
@@ -19,8 +19,8 @@ from app.remember.frames import (
     phrase,
     rest_text,
 )
-from app.remember.reading import GOAL, OWNS, PAST_TAGS, ending, fact, who
-from app.remember.values import third_person_verb
+from app.remember.rules.reading import GOAL, OWNS, PAST_TAGS, ending, fact, who
+from app.remember.rules.values import third_person_verb
 
 # --- People, pets and things -----------------------------------------------------------------
 

@@ -15,11 +15,19 @@ import re
 
 from spacy.tokens import Span, Token
 
-from app.remember import lexicon as lex
+from app import lexicon as lex
 from app.remember.attributes import ACTIVE, ANY, ENDED, item_key, slot_for
-from app.remember.fact_kinds import DIET_KIND, EVENT_KIND, FAMILY, IDENTITY, PLACE, dated, make_fact
 from app.remember.facts import ExtractedFact, Turn
-from app.remember.frames import (
+from app.remember.rules.fact_kinds import (
+    DIET_KIND,
+    EVENT_KIND,
+    FAMILY,
+    IDENTITY,
+    PLACE,
+    dated,
+    make_fact,
+)
+from app.remember.rules.frames import (
     Predicate,
     clause_of,
     head_words,
@@ -28,7 +36,7 @@ from app.remember.frames import (
     phrase,
     pobjs,
 )
-from app.remember.readers import GOAL, SKILL, WORK, fact, tool_fact, tool_of
+from app.remember.rules.readers import GOAL, SKILL, WORK, fact, tool_fact, tool_of
 
 GREETINGS = frozenset({"hey", "hi", "hello", "hiya", "yo", "heya", "howdy", "morning", "evening"})
 DIETS = frozenset({"vegan", "vegetarian", "pescatarian", "pescetarian"})

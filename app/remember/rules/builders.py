@@ -1,18 +1,21 @@
-"""Builders: one per pattern, each turns a match on a clause into a fact (or None).
+"""Builders: each turns a match on a clause into a fact (or None).
 
 A builder checks the value, writes the fact's content in the third person ("User lives in
-Lisbon"), and gives it a `Kind` (type, importance, confidence, categories) and a slot.
+Lisbon"), and gives it a `Kind` (type, importance, confidence, categories) and a slot. What
+differs between the patterns a builder serves (the phrase, the slot, the kind) is data of the
+rule's row in extract.py, passed as keywords: no builder asks which pattern matched.
 """
 
 import re
 from collections.abc import Callable
 from dataclasses import replace
 
-from app.remember import lexicon as lex
+from app import lexicon as lex
 from app.remember.attributes import ACTIVE, slot_for
-from app.remember.clauses import Clause, is_person_entity, tagged
-from app.remember.dates import NUMBER_WORDS
-from app.remember.fact_kinds import (
+from app.remember.facts import ASSISTANT, ExtractedFact
+from app.remember.rules.clauses import Clause, is_person_entity, tagged
+from app.remember.rules.dates import NUMBER_WORDS
+from app.remember.rules.fact_kinds import (
     AGE_KIND,
     DIET_KIND,
     EVENT_KIND,
@@ -22,54 +25,29 @@ from app.remember.fact_kinds import (
     HEALTH,
     IDENTITY,
     LIKING,
-    MILESTONE,
-    MOVE,
     PLACE,
     PLAN,
     WORK,
+    Kind,
     dated,
     indefinite,
     make_fact,
 )
-from app.remember.facts import ASSISTANT, ExtractedFact
-from app.remember.habits import habit_slot
-from app.remember.patterns import (
-    ALLERGIC,
-    APPOINTMENT,
+from app.remember.rules.habits import habit_slot
+from app.remember.rules.patterns import (
     ATTRIBUTE_SLOTS,
-    BORN_IN,
     COGNITIVE_INFINITIVES,
-    COMPOUND_EVENT,
-    CONDITION,
-    DIET,
     EVENT_NOUN_END,
-    FAN,
-    FAVORITE_INVERTED,
     FREQUENCY_RE,
-    FROM,
-    GOING_TO,
-    GOT_STATUS,
-    GREW_UP,
-    HABIT_ADVERB,
-    HAVE_CONDITION,
-    LIVE_IN,
-    MOVED,
-    NAME_INTRO,
-    NAME_IS,
     NEGATIVE_LIKES,
     NON_EVENT_VERBS,
     PARTNERS,
     PETS,
-    PLANNING,
     REACTION,
-    RELATION_NAMED,
-    SPOUSE_IS,
     SPOUSES,
     STATE_VERBS,
-    WILL,
-    WORK_AT,
 )
-from app.remember.values import (
+from app.remember.rules.values import (
     MAX_REST_WORDS,
     clean_value,
     person_name,
@@ -88,7 +66,7 @@ def rest_of(raw: str, c: Clause) -> str | None:
     return f" {third_person(value, c.name)}" if value else None
 
 
-# --- Builders: one per pattern, each returns a fact or None -----------------------------------
+# --- Builders: each returns a fact or None -----------------------------------------------------
 
 Builder = Callable[[re.Match[str], Clause], ExtractedFact | None]
 
@@ -98,10 +76,13 @@ def introduces_self(m: re.Match[str], c: Clause, name: str) -> bool:
     return c.subject == ASSISTANT or bool(m["role"]) or is_person_entity(c.span, name)
 
 
-def name_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
+def name_fact(
+    m: re.Match[str], c: Clause, *, title_case: bool = False, introduction: bool = False
+) -> ExtractedFact | None:
+    """`title_case`: "my name is tom" names Tom; `introduction`: "I'm Tom" must introduce."""
     raw = m["value"]
-    name = person_name(raw.title() if m.re is NAME_IS else raw)
-    if not name or (m.re is NAME_INTRO and not introduces_self(m, c, name)):
+    name = person_name(raw.title() if title_case else raw)
+    if not name or (introduction and not introduces_self(m, c, name)):
         return None
     return make_fact(c, IDENTITY, f"{c.name}'s name is {name}", slot="name", value=name)
 
@@ -113,11 +94,13 @@ def age_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
     return make_fact(c, AGE_KIND, f"{c.name} is {age} years old", slot="age", value=str(age))
 
 
-def favorite_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
+def favorite_fact(
+    m: re.Match[str], c: Clause, *, value_first: bool = False
+) -> ExtractedFact | None:
     value, thing = clean_value(m["value"], max_words=6), m["thing"].lower()
     if not value:
         return None
-    if m.re is FAVORITE_INVERTED and not tagged(c.span, value.split()[0], "NNP", "NNPS"):
+    if value_first and not tagged(c.span, value.split()[0], "NNP", "NNPS"):
         value = value[:1].lower() + value[1:]  # "Pizza is my favorite food": not a name
     value = third_person(value, c.name)
     content = f"{c.name}'s favorite {thing} is {value}"
@@ -141,18 +124,13 @@ def born_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
     return make_fact(c, IDENTITY, dated(c, f"{c.name} was born"), slot=slot, value=value)
 
 
-def place_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
+def place_fact(
+    m: re.Match[str], c: Clause, *, phrase: str, slot: str, kind: Kind = PLACE
+) -> ExtractedFact | None:
+    """ "lives in" Lisbon (`residence`), "moved to" (residence, a MOVE), "is from" (origin)…"""
     place = place_name(m["value"])
     if not place:
         return None
-    templates = {
-        LIVE_IN: ("lives in", "residence", PLACE),
-        MOVED: ("moved to", "residence", MOVE),
-        FROM: ("is from", "origin", PLACE),
-        GREW_UP: ("grew up in", "hometown", PLACE),
-        BORN_IN: ("was born in", "birthplace", PLACE),
-    }
-    phrase, slot, kind = templates[m.re]
     return make_fact(c, kind, dated(c, f"{c.name} {phrase} {place}"), slot=slot, value=place)
 
 
@@ -175,11 +153,13 @@ def relation_slot(relation: str) -> str:
     return f"pet:{relation}" if re.fullmatch(PETS, relation) else f"family:{relation}"
 
 
-def relation_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
+def relation_fact(
+    m: re.Match[str], c: Clause, *, verb: str, needs_person: bool = False
+) -> ExtractedFact | None:
+    """`needs_person`: "my wife is Ana" only where the parser sees a person in "Ana"."""
     name, relation = person_name(m["value"]), m["rel"].lower()
-    if not name or (m.re is SPOUSE_IS and not is_person_entity(c.span, name)):
+    if not name or (needs_person and not is_person_entity(c.span, name)):
         return None
-    verb = "is named" if m.re is RELATION_NAMED else "is"
     content = f"{c.name}'s {relation} {verb} {name}"
     return make_fact(c, FAMILY, content, slot=relation_slot(relation), value=name)
 
@@ -208,33 +188,54 @@ def have_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
     return make_fact(c, FAMILY, content, slot=f"{family}:{singular}", value=names or str(number))
 
 
-def status_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
+def status_fact(
+    m: re.Match[str], c: Clause, *, verb: str = "is", kind: Kind = FAMILY
+) -> ExtractedFact | None:
+    """ "is married" (FAMILY), or "got married" (verb "got", a MILESTONE)."""
     partner = person_name(m["partner"]) if m["partner"] else None
     if m["partner"] and not partner:
         return None
     status = m["value"].lower()
-    verb, kind = ("got", MILESTONE) if m.re is GOT_STATUS else ("is", FAMILY)
     content = f"{c.name} {verb} {status}" + (f" to {partner}" if partner else "")
     return make_fact(c, kind, dated(c, content), slot="relationship_status", value=status)
 
 
-def health_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
+def health_value(m: re.Match[str]) -> str | None:
     value = clean_value(m["value"], max_words=4)
+    return value.lower() if value else None
+
+
+def diet_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
+    value = health_value(m)
     if not value:
         return None
-    value = value.lower()
-    if m.re is DIET:
-        return make_fact(c, DIET_KIND, f"{c.name} is {value}", slot="diet", value=value)
-    if m.re is CONDITION:
-        return make_fact(c, HEALTH, f"{c.name} is {value}", slot=f"condition:{value}", value=value)
-    if m.re is HAVE_CONDITION:
-        said = clean_value(m["value"], max_words=4) or value  # "ADHD" keeps its capitals
-        key = slot_for("condition", condition_key(value))
-        return make_fact(c, HEALTH, f"{c.name} has {said}", slot=key, value=ACTIVE)
-    if m.re is ALLERGIC:
-        content = f"{c.name} is allergic to {value}"
-    else:
-        content = f"{c.name} has a {value} allergy"
+    return make_fact(c, DIET_KIND, f"{c.name} is {value}", slot="diet", value=value)
+
+
+def condition_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
+    """ "I'm diabetic": the condition is the word said."""
+    value = health_value(m)
+    if not value:
+        return None
+    return make_fact(c, HEALTH, f"{c.name} is {value}", slot=f"condition:{value}", value=value)
+
+
+def have_condition_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
+    """ "I have coeliac disease": keyed as the parse-based reader keys it."""
+    value = health_value(m)
+    if not value:
+        return None
+    said = clean_value(m["value"], max_words=4) or value  # "ADHD" keeps its capitals
+    key = slot_for("condition", condition_key(value))
+    return make_fact(c, HEALTH, f"{c.name} has {said}", slot=key, value=ACTIVE)
+
+
+def allergy_fact(m: re.Match[str], c: Clause, *, phrase: str) -> ExtractedFact | None:
+    """`phrase` with the allergen for `{}`: "is allergic to {}", "has a {} allergy"."""
+    value = health_value(m)
+    if not value:
+        return None
+    content = f"{c.name} {phrase.format(value)}"
     return make_fact(c, HEALTH, content, slot=f"allergy:{slot_key(value)}", value=value)
 
 
@@ -246,14 +247,25 @@ def condition_key(value: str) -> str:
     return last if last in lex.CONDITIONS else name
 
 
-def work_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
+def work_value(m: re.Match[str], c: Clause) -> str | None:
     value = clean_value(m["value"], max_words=6)
+    return third_person(value, c.name) if value else None
+
+
+def employer_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
+    """ "I work at Figma"."""
+    value = work_value(m, c)
     if not value:
         return None
-    value = third_person(value, c.name)
-    if m.re is WORK_AT:
-        content = f"{c.name} works {m['prep'].lower()} {value}"
-        return make_fact(c, WORK, content, slot="employer", value=value)
+    content = f"{c.name} works {m['prep'].lower()} {value}"
+    return make_fact(c, WORK, content, slot="employer", value=value)
+
+
+def work_as_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
+    """ "I work as a nurse (in Leeds)"."""
+    value = work_value(m, c)
+    if not value:
+        return None
     rest = rest_of(m["rest"] or "", c)
     content = f"{c.name} works as {value}{rest or ''}"
     return make_fact(c, WORK, content, slot="job_title", value=slot_key(value))
@@ -266,19 +278,31 @@ def job_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
     return make_fact(c, WORK, content, slot="job_title", value=slot_key(title))
 
 
-def like_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
+def liked_value(m: re.Match[str], c: Clause) -> str | None:
     value = clean_value(m["value"])
     if not value or COGNITIVE_INFINITIVES.match(value) or REACTION.match(value):
         return None
-    value = third_person(value, c.name)
-    if m.re is FAN:
-        verb_phrase, polarity = f"is {m['phrase'].lower()}", "likes"
-    else:
-        verb = re.sub(r"\s+", " ", m["verb"].lower())
-        verb_phrase = third_person_verb(verb)
-        polarity = "dislikes" if verb in NEGATIVE_LIKES or "stand" in verb else "likes"
-    content = f"{c.name} {verb_phrase} {value}"
+    return third_person(value, c.name)
+
+
+def like_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
+    """ "I love hiking", "I can't stand olives" (a dislike)."""
+    value = liked_value(m, c)
+    if not value:
+        return None
+    verb = re.sub(r"\s+", " ", m["verb"].lower())
+    polarity = "dislikes" if verb in NEGATIVE_LIKES or "stand" in verb else "likes"
+    content = f"{c.name} {third_person_verb(verb)} {value}"
     return make_fact(c, LIKING, content, slot=slot_for("likes", value), value=polarity)
+
+
+def fan_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
+    """ "I'm a huge fan of Studio Ghibli"."""
+    value = liked_value(m, c)
+    if not value:
+        return None
+    content = f"{c.name} is {m['phrase'].lower()} {value}"
+    return make_fact(c, LIKING, content, slot=slot_for("likes", value), value="likes")
 
 
 PLAN_TTL_DAYS = 90.0
@@ -292,20 +316,31 @@ def plan_ttl(c: Clause) -> float:
     return float((c.when.last - today).days) + PLAN_GRACE_DAYS
 
 
-def plan_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
+def plan(c: Clause, verb: str, rest: str) -> ExtractedFact:
+    return make_fact(c, PLAN, dated(c, f"{c.name} {verb}{rest}"), ttl_days=plan_ttl(c))
+
+
+def plan_fact(m: re.Match[str], c: Clause, *, verb: str) -> ExtractedFact | None:
+    """ "I'm planning to …" ("plans to"), "I will …" ("will")."""
+    rest = rest_of(m["rest"], c)
+    return plan(c, verb, rest) if rest else None
+
+
+def going_to_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
+    """ "I'm going to visit Rome" plans; "I'm going to Rome" is going."""
     rest = rest_of(m["rest"], c)
     if not rest:
         return None
-    if m.re is GOING_TO:
-        first_word = rest.split()[0]
-        verb = "plans to" if tagged(c.span, first_word, "VB") else "is going to"
-    elif m.re is APPOINTMENT:
-        if not EVENT_NOUN_END.search(rest):
-            return None
-        verb = "has"
-    else:
-        verb = {PLANNING: "plans to", WILL: "will"}[m.re]
-    return make_fact(c, PLAN, dated(c, f"{c.name} {verb}{rest}"), ttl_days=plan_ttl(c))
+    verb = "plans to" if tagged(c.span, rest.split()[0], "VB") else "is going to"
+    return plan(c, verb, rest)
+
+
+def appointment_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
+    """ "I have a dentist appointment on Friday": only with an event noun."""
+    rest = rest_of(m["rest"], c)
+    if not rest or not EVENT_NOUN_END.search(rest):
+        return None
+    return plan(c, "has", rest)
 
 
 def progressive_plan_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
@@ -316,14 +351,27 @@ def progressive_plan_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
     return make_fact(c, PLAN, content, ttl_days=plan_ttl(c))
 
 
-def habit_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
-    verb, rest = m["verb"], rest_of(m["rest"], c)
-    if rest is None or not tagged(c.span, verb, "VBP", "VB"):
+def habit_rest(m: re.Match[str], c: Clause) -> str | None:
+    rest = rest_of(m["rest"], c)
+    return rest if rest is not None and tagged(c.span, m["verb"], "VBP", "VB") else None
+
+
+def adverb_habit_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
+    """ "I usually have a glass of wine"."""
+    verb, rest = m["verb"], habit_rest(m, c)
+    if rest is None:
         return None
     slot = habit_slot(verb, rest)
-    if m.re is HABIT_ADVERB:
-        content = f"{c.name} {m['adv'].lower()} {third_person_verb(verb)}{rest}"
-        return make_fact(c, HABIT, content, slot=slot, value=ACTIVE if slot else None)
+    content = f"{c.name} {m['adv'].lower()} {third_person_verb(verb)}{rest}"
+    return make_fact(c, HABIT, content, slot=slot, value=ACTIVE if slot else None)
+
+
+def frequency_habit_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
+    """ "I go for a run every morning" (or "every morning I …")."""
+    verb, rest = m["verb"], habit_rest(m, c)
+    if rest is None:
+        return None
+    slot = habit_slot(verb, rest)
     lead = f" {m['lead'].lower()}" if m["lead"] else ""
     if not (lead or FREQUENCY_RE.search(rest)):
         return None
@@ -331,7 +379,8 @@ def habit_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
     return make_fact(c, HABIT, content, slot=slot, value=ACTIVE if slot else None)
 
 
-def event_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
+def event_fact(m: re.Match[str], c: Clause, *, with_others: bool = False) -> ExtractedFact | None:
+    """`with_others`: "Sophie and I went to …" is an event of the user and Sophie."""
     verb, rest = m["verb"].lower(), rest_of(m["rest"], c)
     if rest is None or verb in NON_EVENT_VERBS or not tagged(c.span, verb, "VBD"):
         return None
@@ -339,7 +388,7 @@ def event_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
     if verb in ("was", "were") and not (rest and tagged(c.span, rest.split()[0], "IN")):
         return None
     who = c.name
-    if m.re is COMPOUND_EVENT:
+    if with_others:
         if clean_value(m["who"], max_words=6) is None:
             return None
         who = f"{c.name} and {third_person(m['who'][0].lower() + m['who'][1:], c.name)}"

@@ -4,7 +4,7 @@ A predicate is a verb (or a copula) whose subject is the speaker: "I", "we", "So
 nobody at all at the start of a chat fragment ("finally sold the Civic!!"). The parse gives its
 lemma with any particle ("give up", "pass away"), its negation, whether it is marked as ended
 ("any more", "no longer"), its objects and its prepositional objects; `frame_facts` hands it to
-the reader for its lemma (app/remember/readers.py). Arguments are read as phrases of the parse
+the reader for its lemma (app/remember/rules/readers.py). Arguments are read as phrases of the parse
 (a noun with its determiners, modifiers, compounds and "of" phrases), not as the next few words.
 """
 
@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from spacy.tokens import Span, Token
 
-from app.remember.clauses import Clause, prepare
 from app.remember.facts import USER, Turn
+from app.remember.rules.clauses import Clause, prepare
 
 SPEAKERS = frozenset({"i", "we"})
 ENDED_MARKERS = re.compile(r"\b(?:any\s*more|no\s+longer|not\s+anymore)\b", re.I)

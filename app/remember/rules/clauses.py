@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 from spacy.tokens import Span, Token
 
-from app.remember.dates import When, find_date
 from app.remember.facts import USER, Turn
-from app.remember.values import TRAILING_FILLER
+from app.remember.rules.dates import When, find_date
+from app.remember.rules.values import TRAILING_FILLER
 
 FIRST_PERSON = re.compile(r"\b(?:I|i|my|My|MY)\b")
 # "think", "guess", "wonder", "suppose" hedge what the speaker says ("I think I'm allergic…"),

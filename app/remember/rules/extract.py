@@ -6,10 +6,10 @@ hypothetical, hedged or reported speech. Relative dates resolve against the turn
 are written into the content as absolute dates ("yesterday" → "on 14 March 2024").
 CPU-bound (spaCy): callers on the event loop run it in a thread.
 
-This module holds the rule table (pattern → builder, and what a date means for each rule) and the
-extractor. The pieces: `clauses` splits a turn into prepared clauses, `dates` resolves their date
-expressions, `patterns` are the regexes a clause must match, `builders` turn a match into a
-fact, and `values` cleans the value a fact states.
+This module holds the rule table (pattern → builder with the row's data, and what a date means
+for each rule) and the extractor. The pieces: `clauses` splits a turn into prepared clauses,
+`dates` resolves their date expressions, `patterns` are the regexes a clause must match,
+`builders` turn a match into a fact, and `values` cleans the value a fact states.
 """
 
 import re
@@ -17,20 +17,22 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
 from enum import StrEnum
+from functools import partial
 
 from spacy.tokens import Doc, Span
 
 from app.nlp import load_nlp
-from app.remember import builders, patterns
 from app.remember.attributes import attribute_name
-from app.remember.clauses import FIRST_PERSON, Clause, clause_spans, is_statement, prepare
-from app.remember.dates import When
 from app.remember.facts import ASSISTANT, USER, ExtractedFact, Turn
-from app.remember.frames import predicates
-from app.remember.normalise import is_sarcastic, looks_lower_case, normalise
-from app.remember.people_readers import other_people_facts, pet_fragment_facts
-from app.remember.readers import read_predicate
-from app.remember.statements import (
+from app.remember.rules import builders, patterns
+from app.remember.rules.clauses import FIRST_PERSON, Clause, clause_spans, is_statement, prepare
+from app.remember.rules.dates import When
+from app.remember.rules.fact_kinds import MILESTONE, MOVE
+from app.remember.rules.frames import predicates
+from app.remember.rules.normalise import is_sarcastic, looks_lower_case, normalise
+from app.remember.rules.people_readers import other_people_facts, pet_fragment_facts
+from app.remember.rules.readers import read_predicate
+from app.remember.rules.statements import (
     copula_facts,
     death_facts,
     goal_facts,
@@ -68,9 +70,9 @@ class Rule:
 
 
 NAME_RULES = (
-    Rule(patterns.NAME_IS, builders.name_fact),
+    Rule(patterns.NAME_IS, partial(builders.name_fact, title_case=True)),
     Rule(patterns.CALL_ME, builders.name_fact),
-    Rule(patterns.NAME_INTRO, builders.name_fact),
+    Rule(patterns.NAME_INTRO, partial(builders.name_fact, introduction=True)),
 )
 ASSISTANT_RULES = (*NAME_RULES, Rule(patterns.ASSISTANT_NAMED, builders.name_fact))
 # First match wins, so the specific patterns come before the general ones.
@@ -79,39 +81,51 @@ USER_RULES = (
     Rule(patterns.AGE, builders.age_fact),
     Rule(patterns.TURNED, builders.age_fact, Dates.MAYBE_PAST),
     Rule(patterns.FAVORITE, builders.favorite_fact),
-    Rule(patterns.FAVORITE_INVERTED, builders.favorite_fact),
+    Rule(patterns.FAVORITE_INVERTED, partial(builders.favorite_fact, value_first=True)),
     Rule(patterns.BIRTHDAY, builders.birthday_fact, Dates.ANY),
     Rule(patterns.BORN, builders.born_fact, Dates.PAST),
-    Rule(patterns.BORN_IN, builders.place_fact, Dates.MAYBE_PAST),
+    Rule(
+        patterns.BORN_IN,
+        partial(builders.place_fact, phrase="was born in", slot="birthplace"),
+        Dates.MAYBE_PAST,
+    ),
     Rule(patterns.MY_ATTRIBUTE, builders.attribute_fact),
-    Rule(patterns.RELATION_NAMED, builders.relation_fact),
-    Rule(patterns.SPOUSE_IS, builders.relation_fact),
+    Rule(patterns.RELATION_NAMED, partial(builders.relation_fact, verb="is named")),
+    Rule(patterns.SPOUSE_IS, partial(builders.relation_fact, verb="is", needs_person=True)),
     Rule(patterns.HAVE, builders.have_fact),
     Rule(patterns.STATUS, builders.status_fact),
-    Rule(patterns.GOT_STATUS, builders.status_fact, Dates.MAYBE_PAST),
-    Rule(patterns.DIET, builders.health_fact),
-    Rule(patterns.CONDITION, builders.health_fact),
-    Rule(patterns.HAVE_CONDITION, builders.health_fact, Dates.MAYBE_PAST),
-    Rule(patterns.ALLERGIC, builders.health_fact),
-    Rule(patterns.ALLERGY, builders.health_fact),
-    Rule(patterns.WORK_AT, builders.work_fact),
-    Rule(patterns.WORK_AS, builders.work_fact),
+    Rule(
+        patterns.GOT_STATUS,
+        partial(builders.status_fact, verb="got", kind=MILESTONE),
+        Dates.MAYBE_PAST,
+    ),
+    Rule(patterns.DIET, builders.diet_fact),
+    Rule(patterns.CONDITION, builders.condition_fact),
+    Rule(patterns.HAVE_CONDITION, builders.have_condition_fact, Dates.MAYBE_PAST),
+    Rule(patterns.ALLERGIC, partial(builders.allergy_fact, phrase="is allergic to {}")),
+    Rule(patterns.ALLERGY, partial(builders.allergy_fact, phrase="has a {} allergy")),
+    Rule(patterns.WORK_AT, builders.employer_fact),
+    Rule(patterns.WORK_AS, builders.work_as_fact),
     Rule(patterns.JOB, builders.job_fact),
-    Rule(patterns.LIVE_IN, builders.place_fact),
-    Rule(patterns.MOVED, builders.place_fact, Dates.MAYBE_PAST),
-    Rule(patterns.FROM, builders.place_fact),
-    Rule(patterns.GREW_UP, builders.place_fact),
+    Rule(patterns.LIVE_IN, partial(builders.place_fact, phrase="lives in", slot="residence")),
+    Rule(
+        patterns.MOVED,
+        partial(builders.place_fact, phrase="moved to", slot="residence", kind=MOVE),
+        Dates.MAYBE_PAST,
+    ),
+    Rule(patterns.FROM, partial(builders.place_fact, phrase="is from", slot="origin")),
+    Rule(patterns.GREW_UP, partial(builders.place_fact, phrase="grew up in", slot="hometown")),
     Rule(patterns.LIKE, builders.like_fact),
-    Rule(patterns.FAN, builders.like_fact),
-    Rule(patterns.GOING_TO, builders.plan_fact, Dates.FUTURE),
-    Rule(patterns.PLANNING, builders.plan_fact, Dates.MAYBE_FUTURE),
-    Rule(patterns.WILL, builders.plan_fact, Dates.FUTURE),
-    Rule(patterns.APPOINTMENT, builders.plan_fact, Dates.FUTURE),
+    Rule(patterns.FAN, builders.fan_fact),
+    Rule(patterns.GOING_TO, builders.going_to_fact, Dates.FUTURE),
+    Rule(patterns.PLANNING, partial(builders.plan_fact, verb="plans to"), Dates.MAYBE_FUTURE),
+    Rule(patterns.WILL, partial(builders.plan_fact, verb="will"), Dates.FUTURE),
+    Rule(patterns.APPOINTMENT, builders.appointment_fact, Dates.FUTURE),
     Rule(patterns.PROGRESSIVE, builders.progressive_plan_fact, Dates.FUTURE),
-    Rule(patterns.HABIT_ADVERB, builders.habit_fact),
-    Rule(patterns.HABIT_FREQUENCY, builders.habit_fact),
+    Rule(patterns.HABIT_ADVERB, builders.adverb_habit_fact),
+    Rule(patterns.HABIT_FREQUENCY, builders.frequency_habit_fact),
     Rule(patterns.EVENT, builders.event_fact, Dates.PAST),
-    Rule(patterns.COMPOUND_EVENT, builders.event_fact, Dates.PAST),
+    Rule(patterns.COMPOUND_EVENT, partial(builders.event_fact, with_others=True), Dates.PAST),
 )
 RULES_BY_ROLE = {USER: USER_RULES, ASSISTANT: ASSISTANT_RULES}
 

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from spacy.tokens import Span
 
 from app.models import MemoryType
-from app.remember.clauses import Clause
 from app.remember.facts import ExtractedFact
+from app.remember.rules.clauses import Clause
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ negated or too long.
 
 import re
 
-from app.enrichment.wordlists import word_set
+from app.lexicon import NOT_NAMES, word_set
 
 # A value ends at punctuation or where a subordinate clause begins.
 VALUE_END = re.compile(
@@ -74,10 +74,6 @@ def slot_key(value: str) -> str:
 
 
 NAME_WORD = re.compile(r"[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?")
-NOT_NAMES = word_set(
-    "sorry fine good great okay ok sure back here home done ready happy glad excited tired busy "
-    "new single married free hungry late early alright well"
-)
 PLACE_CONNECTORS = word_set("of de del la le upon am on the and")
 
 

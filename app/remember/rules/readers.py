@@ -1,23 +1,23 @@
 """Readers: one per kind of predicate, each turns the speaker's predicate into facts.
 
-Each reader gets a `Predicate` (app/remember/frames.py) and returns the facts it states, each
+Each reader gets a `Predicate` (app/remember/rules/frames.py) and returns the facts it states, each
 with its attribute slot (app/remember/attributes.py). Content is the third-person form of what
 was said ("User moved from Manchester to Bristol"); values come from the parse, never invented.
 This module reads homes, moves, tools, work, study, languages and pastimes, and dispatches by
-lemma; app/remember/people_readers.py reads pets, children, things, partners, goals, projects.
+lemma; app/remember/rules/people_readers.py reads pets, children, things, partners, goals, projects.
 """
 
 import re
 
 from spacy.tokens import Token
 
-from app.remember import lexicon as lex
+from app import lexicon as lex
 from app.remember.attributes import ACTIVE, ANY, item_key, slot_for
-from app.remember.fact_kinds import HABIT, MOVE, PLACE, WORK, dated
 from app.remember.facts import ExtractedFact
-from app.remember.frames import Predicate, head_words, is_name, name_text, phrase, rest_text
-from app.remember.frames import pobjs as _pobjs
-from app.remember.people_readers import (
+from app.remember.rules.fact_kinds import HABIT, MOVE, PLACE, WORK, dated
+from app.remember.rules.frames import Predicate, head_words, is_name, name_text, phrase, rest_text
+from app.remember.rules.frames import pobjs as _pobjs
+from app.remember.rules.people_readers import (
     read_break_up,
     read_build,
     read_drive,
@@ -26,7 +26,7 @@ from app.remember.people_readers import (
     read_sell,
     read_want,
 )
-from app.remember.reading import (
+from app.remember.rules.reading import (
     GOAL,
     PAST_TAGS,
     SKILL,
@@ -38,7 +38,7 @@ from app.remember.reading import (
     tool_of,
     who,
 )
-from app.remember.values import third_person_verb
+from app.remember.rules.values import third_person_verb
 
 # --- Home, moves and tools -------------------------------------------------------------------
 
@@ -349,6 +349,11 @@ def read_stop(p: Predicate) -> list[ExtractedFact]:
     return found[:1]
 
 
+def read_get(p: Predicate) -> list[ExtractedFact]:
+    """ "I got a puppy" (a thing had), else "we got engaged" (a marriage)."""
+    return read_have(p) or read_marry(p)
+
+
 READERS: dict[str, Reader] = {
     **dict.fromkeys(("build", "make", "develop", "create", "code"), read_build),
     **dict.fromkeys(("live", "reside", "base"), read_live),
@@ -366,7 +371,8 @@ READERS: dict[str, Reader] = {
     **dict.fromkeys(("speak", "learn", "know"), read_speak),
     "play": read_play,
     **dict.fromkeys(("stop", "quit", "give up", "leave"), read_stop),
-    **dict.fromkeys(("have", "get", "adopt", "rescue", "own", "buy"), read_have),
+    **dict.fromkeys(("have", "adopt", "rescue", "own", "buy"), read_have),
+    "get": read_get,
     **dict.fromkeys(("drive", "ride"), read_drive),
     **dict.fromkeys(("sell", "sell off"), read_sell),
     **dict.fromkeys(("break up", "split up", "split"), read_break_up),
@@ -383,8 +389,6 @@ def read_predicate(p: Predicate) -> list[ExtractedFact]:
         reader = READERS.get(key)
         if reader is not None:
             found += reader(p)
-        if key == "get" and not found:
-            found += read_marry(p)
     if not found:
         for reader in FALLBACK:
             found += reader(p)

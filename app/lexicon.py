@@ -1,11 +1,16 @@
-"""Word lists the parse-based reading checks its arguments against (lower case).
+"""The word lists of the no-LLM reader and of recall, defined once (lower case).
 
 What a noun is decides which attribute a fact fills: "I have a beagle" is a pet, "I have two
 boys" children, "I play the piano" a skill, "we moved to Postgres" a tool and "we moved to
-Bristol" a home.
+Bristol" a home. The reader's template patterns are built from the same lists
+(app/remember/rules/patterns.py), and recall reads its names against `CALENDAR_NAMES`.
+A leaf: it imports nothing of Engram's, so every layer may use it.
 """
 
-from app.enrichment.wordlists import word_set
+
+def word_set(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
 
 PETS = word_set(
     "dog dogs cat cats puppy puppies kitten kittens parrot hamster hamsters rabbit rabbits bunny "
@@ -105,6 +110,7 @@ TOOLS = {tool.replace("_", " "): area for tool, area in TOOLS.items()}
 TOOL_SPELLINGS = {"postgresql": "postgres", "vscode": "vs code", "golang": "go"}
 # "Go" only counts as a tool where the sentence is about code.
 CODE_CONTEXT = word_set("stack code coding backend frontend service services app api written write")
+# Capitalised words that follow "I'm" or "call me" without being a name ("I'm Sorry", "I'm Back").
 NOT_NAMES = word_set(
     "sorry fine good great okay ok sure back here home done ready happy glad excited tired busy "
     "new single married free hungry late early alright well there in out off up down just so "
@@ -115,4 +121,9 @@ NOT_NAMES = word_set(
 CONDITIONS = word_set(
     "diabetes asthma adhd autism arthritis migraines migraine epilepsy eczema ibs anxiety "
     "depression coeliac celiac psoriasis crohn's endometriosis tinnitus"
+)
+# Month and weekday names: capitalised, never a person ("What did we do in May?").
+CALENDAR_NAMES = word_set(
+    "january february march april may june july august september october november december "
+    "monday tuesday wednesday thursday friday saturday sunday"
 )

@@ -4,8 +4,8 @@ them. Each pattern is `fullmatch`ed against a prepared clause; its named groups 
 
 import re
 
-from app.enrichment.wordlists import word_set
-from app.remember.dates import WEEKDAYS
+from app.lexicon import word_set
+from app.remember.rules.dates import WEEKDAYS
 
 AM = r"(?:'m|\s+am)"
 NOW = r"(?:(?:currently|still|now|also)\s+)?"

@@ -4,9 +4,10 @@ from collections.abc import Callable
 
 from spacy.tokens import Token
 
-from app.remember import lexicon as lex
+from app import lexicon as lex
 from app.remember.attributes import ACTIVE, ENDED, slot_for
-from app.remember.fact_kinds import (
+from app.remember.facts import ExtractedFact
+from app.remember.rules.fact_kinds import (
     EVENT_KIND,
     HABIT,
     IDENTITY,
@@ -17,13 +18,12 @@ from app.remember.fact_kinds import (
     indefinite,
     make_fact,
 )
-from app.remember.facts import ExtractedFact
-from app.remember.frames import (
+from app.remember.rules.frames import (
     Predicate,
     name_text,
     phrase,
 )
-from app.remember.values import third_person
+from app.remember.rules.values import third_person
 
 Reader = Callable[[Predicate], list[ExtractedFact]]
 SKILL = Kind(HABIT.type, 0.6, 0.75, ("personal", "skills"))

@@ -8,8 +8,8 @@ The key is the verb's lemma, as the parse-based reader writes it (`activity:run`
 
 import re
 
-from app.enrichment.wordlists import word_set
-from app.remember import lexicon as lex
+from app import lexicon as lex
+from app.lexicon import word_set
 from app.remember.attributes import slot_for
 
 DRINKS = word_set(
