@@ -45,7 +45,6 @@ from bench.soak_load import MARKER, Client, Eraser, Ledger  # noqa: E402
 
 ADMIN_KEY = "soak-admin-key-0123456789"
 RESULTS = ROOT / "bench" / "results" / "2026-12-02-soak.md"
-DRAIN_TIMEOUT_S = 900.0
 RECALL_SAMPLE = 40
 
 
@@ -157,12 +156,12 @@ def text_source(seed: int) -> Any:
     return lambda rng: pool[rng.randrange(len(pool))].body()
 
 
-def drain(admin: httpx.Client, supervisor: Supervisor) -> dict[str, Any]:
+def drain(admin: httpx.Client, supervisor: Supervisor, timeout_s: float) -> dict[str, Any]:
     """Waits until no job is waiting or running and every memory is embedded with its point."""
     started = time.monotonic()
     last: dict[str, Any] = {}
     settled = 0
-    while time.monotonic() - started < DRAIN_TIMEOUT_S:
+    while time.monotonic() - started < timeout_s:
         supervisor.ready(120)
         try:
             jobs = admin.get("/enrichment/status").raise_for_status().json().get("jobs", {})
@@ -297,7 +296,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     started = time.monotonic()
     texts = text_source(args.seed)
     threads: list[threading.Thread] = [
-        Client(n, supervisor.base, users, ledger, texts, stop, args.seed)
+        Client(n, supervisor.base, users, ledger, texts, stop, args.seed, args.pause)
         for n in range(args.clients)
     ]
     threads.append(
@@ -317,13 +316,16 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     user = httpx.Client(
         base_url=supervisor.base, headers={"Authorization": f"Bearer {users['soak']}"}, timeout=60
     )
-    drained = drain(admin, supervisor)
+    drained = drain(admin, supervisor, args.drain_timeout)
     writes = check_writes(user, ledger)
     health = admin.get("/health").json()
     dead = admin.get("/admin/dead-letters").raise_for_status().json()["dead"]
     recalled = check_recall(user, ledger, rng)
     load = load_average()
     supervisor.stop()
+    falkordb_left = supervisor.falkordb_pid()  # a clean stop must stop the server it owns
+    if falkordb_left is not None:
+        os.kill(falkordb_left, signal.SIGTERM)
     on_disk = secrets_on_disk(data_dir, ledger)
     server_errors = sum(n for code, n in ledger.statuses.items() if code >= 500 and code != 503)
     return {
@@ -331,6 +333,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "command": " ".join(["bench/soak.py", *sys.argv[1:]]),
         "minutes": round(load_s / 60, 1),
         "clients": args.clients,
+        "pause_s": args.pause,
         "seed": args.seed,
         "writes_acknowledged": len(ledger.acked),
         "writes_unacknowledged": ledger.unacknowledged,
@@ -363,6 +366,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             {"user": e.user, "how": e.how, "disk_clean": e.disk_clean} for e in ledger.erased
         ],
         "erased_text_found_in": on_disk,
+        "falkordb_left_running": falkordb_left is not None,
         "log": log_lines(log),
         "load_average": load,
         "work_dir": str(work),
@@ -386,6 +390,8 @@ def failures(result: dict[str, Any]) -> list[str]:
         found.append(f"recall: {result['recall']}")
     if result["erased_text_found_in"] or not result["erasures"]:
         found.append(f"erasure: {result['erased_text_found_in'] or 'none ran'}")
+    if result["falkordb_left_running"]:
+        found.append("the FalkorDB server outlived a clean stop of Engram")
     if not result["drain"]["drained"]:
         found.append(f"backlog not drained: {result['drain']}")
     return found
@@ -397,7 +403,7 @@ def report(result: dict[str, Any], failed: list[str]) -> str:
     drift = f"{counts['memories']} / {counts['embedded']} / {counts['vectors']}"
     rows = [
         ("minutes of load", result["minutes"]),
-        ("clients", result["clients"]),
+        ("clients (think time between requests)", f"{result['clients']} ({_pause(result)})"),
         ("writes acknowledged (POST /memory)", result["writes_acknowledged"]),
         ("PATCH / DELETE acknowledged", f"{result['patched']} / {result['deleted']}"),
         ("/remember acknowledged", result["remember_acknowledged"]),
@@ -433,6 +439,10 @@ def report(result: dict[str, Any], failed: list[str]) -> str:
     )
 
 
+def _pause(result: dict[str, Any]) -> str:
+    return f"0–{2 * result['pause_s']:g} s, mean {result['pause_s']:g} s"
+
+
 def _rec(kind: dict[str, Any]) -> str:
     return f"{kind['p50_s']} / {kind['max_s']} s" if kind["p50_s"] is not None else "—"
 
@@ -458,6 +468,10 @@ def main() -> None:
     parser.add_argument("--minutes", type=float, default=30)
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--pause", type=float, default=2.5, help="mean think time of a client (s); 0: a flood"
+    )
+    parser.add_argument("--drain-timeout", type=float, default=1800, metavar="S")
     parser.add_argument("--engram-kill", type=float, nargs=2, default=(120, 300), metavar="S")
     parser.add_argument("--falkor-kill", type=float, nargs=2, default=(180, 420), metavar="S")
     parser.add_argument("--out", type=Path, default=RESULTS, help="the results file (md)")

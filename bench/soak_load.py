@@ -138,7 +138,8 @@ def new_marker() -> str:
 
 
 class Client(threading.Thread):
-    """One client of the soak user: a random mix of OPS until `stop` is set."""
+    """One client of the soak user: a random mix of OPS until `stop` is set, each after a think
+    time of 0 to twice `pause_s`."""
 
     def __init__(
         self,
@@ -149,10 +150,12 @@ class Client(threading.Thread):
         texts: Callable[[random.Random], dict[str, Any]],
         stop: threading.Event,
         seed: int,
+        pause_s: float,
     ) -> None:
         super().__init__(name=f"client-{n}", daemon=True)
         self.n, self.base, self.keys, self.ledger = n, base, keys, ledger
         self.texts, self.stop, self.rng = texts, stop, random.Random(f"{seed}-client-{n}")
+        self.pause_s = pause_s
         self.live: list[Acked] = []
         self.turns = 0
 
@@ -163,7 +166,7 @@ class Client(threading.Thread):
             httpx.Client(base_url=self.base, headers=user, timeout=30) as soak,
             httpx.Client(base_url=self.base, headers=chat, timeout=30) as talk,
         ):
-            while not self.stop.is_set():
+            while not self.stop.wait(self.rng.uniform(0, 2 * self.pause_s)):
                 op = self.rng.choices(list(OPS), weights=list(OPS.values()))[0]
                 if op == "remember":
                     self.remember(talk)
