@@ -46,6 +46,7 @@ def start_engram(
     *,
     env: dict[str, str] | None = None,
     stdout: IO | None = None,
+    stderr: IO | int | None = None,
     root: Path = ROOT,
 ) -> subprocess.Popen:
     """Starts `python -m app` from the source tree `root` (this one by default) on the embedded
@@ -60,7 +61,9 @@ def start_engram(
     for var in EXTERNAL_STORE_VARS:
         child_env.pop(var, None)
     child_env.update(env or {})
-    return subprocess.Popen([sys.executable, "-m", "app"], cwd=root, env=child_env, stdout=stdout)
+    return subprocess.Popen(
+        [sys.executable, "-m", "app"], cwd=root, env=child_env, stdout=stdout, stderr=stderr
+    )
 
 
 def wait_ready(base: str, timeout: float = 60, process: subprocess.Popen | None = None) -> None:

@@ -17,6 +17,7 @@ import logging
 from collections import Counter
 from datetime import timedelta
 
+from app.errors import StoreUnavailable
 from app.models import MemoryProps, to_iso, utc_now
 from app.storage.graph import GraphStore
 from app.storage.mirror import vector_payload
@@ -93,7 +94,9 @@ class AccessRecorder:
                 await asyncio.sleep(self.interval_s)
                 try:
                     await self.flush()
-                except Exception:  # a store outage: these counts are dropped, and logged
+                except StoreUnavailable as exc:  # the store watch logs the outage itself
+                    log.warning("access reinforcement counts dropped: %s", exc)
+                except Exception:  # anything else: these counts are dropped, and logged
                     log.exception("access reinforcement flush failed")
         finally:
             with contextlib.suppress(Exception):

@@ -1,10 +1,15 @@
 """Access reinforcement: renews live memories (graph and vector payload), never revives others."""
 
 import asyncio
+import contextlib
+import logging
 
+from app.recall.access import AccessRecorder
+from app.storage.falkordb_server import EmbeddedFalkorDB
+from app.storage.graph import GraphStore
 from app.storage.mirror import vector_payload
 from app.storage.records import memory_from_properties
-from tests.conftest import ALICE_KEY, auth, running_client, test_settings
+from tests.conftest import ALICE_KEY, auth, free_port, running_client, test_settings
 from tests.recall.test_recall import _wait_embedded
 
 H = auth(ALICE_KEY)
@@ -81,3 +86,26 @@ async def test_a_renewed_expiry_reaches_the_vector_payload(falkordb_url, tmp_pat
         )[0][0]
         record = (await stores.vectors.retrieve([memory_id]))[memory_id]
         assert record.payload == vector_payload(memory_from_properties(props))
+
+
+async def test_a_flush_during_a_graph_outage_logs_one_line_without_a_traceback(caplog, tmp_path):
+    """Found by bench/soak.py: each flush while FalkorDB was down logged a traceback, beside the
+    store watch's own line about the outage."""
+    server = EmbeddedFalkorDB(data_dir=tmp_path / "falkordb", port=free_port())
+    graph = GraphStore(await server.start(), "reinforcement")
+    server.kill()
+    recorder = AccessRecorder(graph, interval_s=0.01)
+    recorder.record("alice", ["m1"])
+    caplog.set_level(logging.WARNING, logger="app.recall.access")
+    task = asyncio.create_task(recorder.run())
+    try:
+        while not caplog.records:
+            await asyncio.sleep(0.01)
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        await graph.close()
+    first = caplog.records[0]
+    assert first.levelno == logging.WARNING and first.exc_info is None
+    assert "FalkorDB is unavailable" in first.getMessage()

@@ -1,6 +1,7 @@
 """The Edge shard rewritten from its live points (issue 34): deleted points leave its files,
 and a crash at any step of the swap leaves a shard that opens whole, purged."""
 
+import asyncio
 import uuid
 from pathlib import Path
 
@@ -87,3 +88,22 @@ async def test_an_incomplete_rebuild_is_thrown_away_and_run_again(tmp_path: Path
         assert not staging_path(path).exists()
     finally:
         await reopened.close()
+
+
+async def test_calls_queued_behind_a_purge_run_on_the_fresh_shard(tmp_path: Path) -> None:
+    """Found by bench/soak.py: writes that arrived while an erasure rewrote the shard failed
+    with "Shard is not initialized" (they were bound to the shard the rewrite closed)."""
+    path = tmp_path / "qdrant"
+    index, kept = await shard_with_a_deleted_point(path)
+    arriving = str(uuid.uuid4())
+    point = VectorPoint(
+        arriving, [0.2, 0.2, 0.2, 0.2], KEPT, {"user_id": "bob", SHARED_LIVE: "bob"}
+    )
+    try:
+        purge = asyncio.create_task(index.purge_deleted())
+        await asyncio.sleep(0)  # the purge is on the shard thread; the calls below queue behind
+        await asyncio.gather(purge, index.upsert([point]), index.delete([kept]))
+        assert set(await index.retrieve([kept, arriving])) == {arriving}
+        assert await index.count(Scope("bob")) == 1
+    finally:
+        await index.close()

@@ -102,9 +102,7 @@ class EdgeVectorIndex:
         """Flush and close the shard, then stop its thread."""
         if self._executor is None:
             return
-        shard, self._shard = self._shard, None
-        if shard is not None:
-            await self._run(flush_and_close, shard)
+        await self._run(self._close_sync)  # after the calls queued before it
         self._executor.shutdown(wait=True)
         self._executor = None
 
@@ -125,7 +123,7 @@ class EdgeVectorIndex:
     async def purge_deleted(self) -> None:
         """Rewrites the shard from its live points (edge_rebuild.py), so deleted points leave
         its WAL and segments; every other engine call waits meanwhile (about 3 s per 10k)."""
-        self._shard = await self._call(self._rebuild_sync)
+        await self._call(self._rebuild_sync)
 
     async def upsert(self, points: Sequence[VectorPoint]) -> None:
         """Insert or replace whole points."""
@@ -322,10 +320,15 @@ class EdgeVectorIndex:
 
     async def _call(self, fn: Callable[[qe.EdgeShard], T]) -> T:
         """Run ``fn(shard)`` on the shard thread."""
+        return await self._run(self._on_open_shard, fn)
+
+    def _on_open_shard(self, fn: Callable[[qe.EdgeShard], T]) -> T:
+        # The shard is read on the shard thread, not when the call was queued: a call queued
+        # behind a rebuild must reach the fresh shard, not the one the rebuild closed.
         shard = self._shard
         if shard is None:
             raise VectorIndexError(f"Edge vector index at {self.path} is not open")
-        return await self._run(fn, shard)
+        return fn(shard)
 
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
         """Run a blocking function on the shard thread."""
@@ -341,7 +344,13 @@ class EdgeVectorIndex:
         # (the next open finishes the swap).
         shard.close()
         swap_in(self.path)
-        return self._load_sync()
+        self._shard = self._load_sync()  # before the next queued call runs
+        return self._shard
+
+    def _close_sync(self) -> None:
+        shard, self._shard = self._shard, None
+        if shard is not None:
+            flush_and_close(shard)
 
     def _open_sync(self) -> qe.EdgeShard:
         """Load or create the shard (runs on the shard thread)."""
