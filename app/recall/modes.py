@@ -53,9 +53,9 @@ def as_of_hits(ranked: list[tuple[Memory, float]]) -> list[Hit]:
 
 
 async def browse(search: Search) -> RecallOutcome:
-    """No query: the most important memories in the tag scope and time window, of the types,
-    layers and roles asked for, in the state asked for (the search's filter, `flt`, except that
-    tags always match as prefixes, any of them)."""
+    """No query: the most important memories (or the first in `sort`'s time order) in the tag
+    scope and time window, of the types, layers and roles asked for, in the state asked for
+    (the search's filter, `flt`, except that tags always match as prefixes, any of them)."""
     params, flt = search.params, search.flt
     shown = BrowseFilter(
         tag_prefixes=[t.lower() for t in params.tags],
@@ -69,7 +69,7 @@ async def browse(search: Search) -> RecallOutcome:
         include_decayed=params.include_decayed,
         include_archived=params.include_archived,
     )
-    memories = await search.stores.graph.browse(flt.scope, shown, params.limit)
+    memories = await search.stores.graph.browse(flt.scope, shown, params.limit, params.sort)
     hits = [
         Hit(m, rank.Scored(m.id, m.importance, 0.0, {"importance": m.importance}), "tag", "")
         for m in memories

@@ -245,10 +245,16 @@ def _match_type(candidate: rank.Candidate) -> str:
     return "context"
 
 
+def _time_key(memory: Memory, key: str) -> tuple[str, str, str]:
+    """A time order's key; memories of the same time in the order they were stored (the turns
+    of one /remember call share their messages' time, their created_at keeps the call's order)."""
+    return (getattr(memory, key) or "", memory.created_at or "", memory.id)
+
+
 def _order(hits: list[Hit], params: RecallRequest) -> list[Hit]:
     if params.sort in SORT_KEYS:
         key, reverse = SORT_KEYS[params.sort]
-        return sorted(hits, key=lambda h: getattr(h.memory, key) or "", reverse=reverse)
+        return sorted(hits, key=lambda h: _time_key(h.memory, key), reverse=reverse)
     by_id = {h.scored.id: h for h in hits}
     ordered = rank.rank([h.scored for h in hits])
     return [by_id[s.id] for s in ordered]

@@ -94,7 +94,7 @@ WITH m ORDER BY m.importance DESC, m.timestamp DESC LIMIT $limit
 RETURN properties(m)
 """
 # Without $now (history) every state shows; with it, recall's current-state rule (state.py).
-BROWSE = f"""
+BROWSE_FILTER = f"""
 MATCH (m:Memory) WHERE {IN_SCOPE} AND ($start IS NULL OR m.timestamp >= $start)
   AND ($end IS NULL OR m.timestamp <= $end)
   AND (size($tags) = 0 OR any(t IN m.tag_prefixes WHERE t IN $tags))
@@ -105,9 +105,21 @@ MATCH (m:Memory) WHERE {IN_SCOPE} AND ($start IS NULL OR m.timestamp >= $start)
   AND ($now IS NULL OR (($archived OR NOT coalesce(m.archived, false))
        AND (m.t_valid IS NULL OR m.t_valid <= $now) AND (m.t_invalid IS NULL OR m.t_invalid > $now)
        AND ($decayed OR m.expires_at IS NULL OR m.expires_at > $now)))
-WITH m ORDER BY m.importance DESC, m.timestamp DESC LIMIT $limit
-RETURN properties(m)
 """
+# recall's `sort` without a query; equal times keep the order they were stored in (created_at:
+# the turns of one /remember call share their messages' time).
+BROWSE_ORDERS = {
+    "score": "m.importance DESC, m.timestamp DESC, m.created_at DESC, m.id",
+    "time_desc": "m.timestamp DESC, m.created_at DESC, m.id DESC",
+    "time_asc": "m.timestamp ASC, m.created_at ASC, m.id ASC",
+    "updated_desc": "m.updated_at DESC, m.id DESC",
+    "updated_asc": "m.updated_at ASC, m.id ASC",
+}
+BROWSE_BY = {
+    sort: BROWSE_FILTER + f"WITH m ORDER BY {order} LIMIT $limit\nRETURN properties(m)\n"
+    for sort, order in BROWSE_ORDERS.items()
+}
+BROWSE = BROWSE_BY["score"]
 
 UPDATE_MEMORY = f"""
 MATCH (m:Memory {{id: $id}}) WHERE {IN_SCOPE} AND m.version = $version

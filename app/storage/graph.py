@@ -15,7 +15,7 @@ from app.models import Memory
 from app.scope import Scope
 from app.storage.cypher import (
     AUDIT_EVENTS,
-    BROWSE,
+    BROWSE_BY,
     CANDIDATE_READS,
     COUNT_EMBEDDED,
     COUNT_MEMORIES,
@@ -141,8 +141,11 @@ class GraphStore(FalkorGraph):
         )
         return {row[0]: memory_from_properties(row[1]) for row in rows}
 
-    async def browse(self, scope: Scope, shown: BrowseFilter, limit: int) -> list[Memory]:
-        """Memories without a query: those `shown` lets through, most important first."""
+    async def browse(
+        self, scope: Scope, shown: BrowseFilter, limit: int, sort: str = "score"
+    ) -> list[Memory]:
+        """Memories without a query: those `shown` lets through, most important first (or in
+        recall's time `sort`)."""
         params = {
             "tags": list(shown.tag_prefixes),
             "excluded": list(shown.excluded_prefixes),
@@ -156,7 +159,7 @@ class GraphStore(FalkorGraph):
             "archived": shown.include_archived,
             "limit": limit,
         }
-        rows = await self.ro_rows(BROWSE, {**params, **scope_params(scope)})
+        rows = await self.ro_rows(BROWSE_BY[sort], {**params, **scope_params(scope)})
         return [memory_from_properties(row[0]) for row in rows]
 
     async def states_as_of(
