@@ -26,7 +26,8 @@ figures move with it, so the 1-minute load average is reported beside them.
 
 Usage: .venv/bin/python bench/concurrency.py [--data PATH] [--data-dir DIR] [--clients 1,8,32]
        [--requests 762] [--mixed-requests 1200] [--write-share 0.35] [--profile-seconds 20]
-       [--json OUT.json]
+       [--json OUT.json] [--server-root CHECKOUT]  (serve another revision's checkout, for an
+       A/B on the same --data-dir: run one after the other, then compare CPU ms per recall)
 """
 
 import argparse
@@ -412,8 +413,8 @@ def markdown(result: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def git_commit() -> str:
-    run = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True)
+def git_commit(root: Path) -> str:
+    run = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True)
     return run.stdout.decode().strip() or "unknown"
 
 
@@ -428,16 +429,19 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--profile-seconds", type=int, default=20, help="0: no profile")
     parser.add_argument("--workers", default="2", help="ENGRAM_WORKERS of the server")
     parser.add_argument("--json", type=Path, help="also write every figure here")
+    parser.add_argument(
+        "--server-root", type=Path, default=ROOT, help="serve from this checkout (an A/B)"
+    )
     return parser.parse_args()
 
 
-def start(data_dir: Path, workers: str, stack: ExitStack) -> Engram:
+def start(data_dir: Path, workers: str, root: Path, stack: ExitStack) -> Engram:
     keys = json.dumps({USER_KEY: "bench"})
     env = {"ENGRAM_API_KEYS": keys, "ENGRAM_ADMIN_KEY": ADMIN_KEY}
     env |= {"ENGRAM_GENERATE_LOCAL_KEY": "false", "SYNC_INTERVAL_S": "0", "LLM_BASE_URL": ""}
     env |= {"ENGRAM_WORKERS": workers, "EMBEDDING_PROVIDER": "local"}
     port = free_port()
-    process = start_engram(data_dir, port, free_port(), env=env)
+    process = start_engram(data_dir, port, free_port(), env=env, root=root)
     stack.callback(stop_engram, process, 180)
     base = f"http://127.0.0.1:{port}"
     wait_ready(base, timeout=600, process=process)
@@ -449,14 +453,14 @@ def main() -> None:
     samples, _ = locomo.load_samples(args.data)
     questions = [q for s in samples for q in s.questions]
     texts = [t.content for s in samples for t in s.turns]
-    result: dict[str, Any] = {"commit": git_commit(), "load_before": load_average()}
+    result: dict[str, Any] = {"commit": git_commit(args.server_root), "load_before": load_average()}
     with ExitStack() as stack:
         if args.data_dir:
             args.data_dir.mkdir(parents=True, exist_ok=True)
             data_dir = args.data_dir
         else:
             data_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="engram-cc-")))
-        engram = start(data_dir, args.workers, stack)
+        engram = start(data_dir, args.workers, args.server_root, stack)
         auth = {"Authorization": f"Bearer {USER_KEY}"}
         client = stack.enter_context(httpx.Client(base_url=engram.base, headers=auth, timeout=60))
         result["ingest"] = ingest(client, engram, samples)
