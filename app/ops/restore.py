@@ -24,7 +24,7 @@ from app.memories.tasks import EmbedDeps
 from app.models import Memory, Status
 from app.ops import archive
 from app.ops.write_gate import WriteGate
-from app.storage import schema, snapshot
+from app.storage import schema, settings_cache, snapshot
 from app.storage.mirror import vector_point
 from app.storage.records import memory_from_properties
 
@@ -60,6 +60,7 @@ async def restore_backup(
     async with gate.paused():
         report.replaced_existing = await _empty_target(deps, force=force)
         await _load_graph(deps, workdir)
+        settings_cache.forget(deps.stores.graph)  # the users' settings are the archive's now
         await _verify(deps, manifest, workdir, report)
         if not report.verified:
             return report

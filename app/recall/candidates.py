@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from app.models import MemoryProps
-from app.recall import evidence, feedback, filters, rank
+from app.recall import evidence, feedback, filters, rank, steps
 from app.recall.channels import ChannelRun, run_channels
 from app.recall.names import query_names, without_names
 from app.recall.outcome import RecallConfig, Search, add_timings
@@ -69,7 +69,8 @@ async def gather(search: Search) -> Pool:
     asked = {params.query, *params.queries}  # the rest of `queries` are auto_decompose's
     pool = Pool()
     for query in search.queries or [""]:
-        dense_query, terms = await _prepared(query, config)
+        with steps.timed(pool.timings, steps.PREPARE):
+            dense_query, terms = await _prepared(query, config)
         run = await run_channels(
             search.stores,
             search.embedder,
@@ -89,22 +90,29 @@ async def gather(search: Search) -> Pool:
         pool.vector_matched += len(run.hits.get("dense", []))
         share = 1.0 if query in asked else config.weights.sub_query_share
         if share == 1.0:  # both read the first pass; neither reads the other's hits
-            feedback_found, windows_found = await asyncio.gather(
-                _feed_back(search, query, run, fetch), _windows(search, query, run, fetch)
-            )
+            with steps.timed(pool.timings, steps.SECOND_PASS):
+                feedback_found, windows_found = await asyncio.gather(
+                    _feed_back(search, query, run, fetch), _windows(search, query, run, fetch)
+                )
             if feedback_found:
                 run.hits[feedback.PRF] = feedback_found
             if windows_found:
                 run.hits[WINDOW] = windows_found
-        ran = list(run.hits)
-        candidates = rank.fuse(run.hits, share)
-        scores = rank.fused_scores(candidates.values(), config.weights, ran)
-        for memory_id, candidate in candidates.items():
-            match = scores[memory_id] + candidate.context
-            if memory_id not in pool.best or match > _match(pool.best, pool.fused, memory_id):
-                pool.best[memory_id] = BestMatch(candidate, query, ran)
-                pool.fused[memory_id] = scores[memory_id]
+        with steps.timed(pool.timings, steps.FUSE):
+            _merge(pool, run, query, share, config)
     return pool
+
+
+def _merge(pool: Pool, run: ChannelRun, query: str, share: float, config: RecallConfig) -> None:
+    """Fuses one query's channels into the pool: each id keeps the query it matched best."""
+    ran = list(run.hits)
+    candidates = rank.fuse(run.hits, share)
+    scores = rank.fused_scores(candidates.values(), config.weights, ran)
+    for memory_id, candidate in candidates.items():
+        match = scores[memory_id] + candidate.context
+        if memory_id not in pool.best or match > _match(pool.best, pool.fused, memory_id):
+            pool.best[memory_id] = BestMatch(candidate, query, ran)
+            pool.fused[memory_id] = scores[memory_id]
 
 
 async def _feed_back(

@@ -32,6 +32,7 @@ the floor and the gate, so an unrelated query expands nothing.
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -39,6 +40,7 @@ from app.storage.vectors import VectorIndex
 from app.storage.vectors.bm25 import document_terms, query_terms
 
 STRONG_TERMS = 2  # query terms in common that make a match strong on words alone
+CACHED_CONTENT = 2000  # characters: the terms of a content up to this long are kept
 
 
 @dataclass(frozen=True)
@@ -74,8 +76,19 @@ def shared_terms(wanted: frozenset[int], content: str) -> int:
     """How many of `wanted` the content contains."""
     if not wanted or not content:
         return 0
+    if len(content) > CACHED_CONTENT:
+        return len(wanted.intersection(_content_terms(content)))
+    return len(wanted.intersection(_cached_content_terms(content)))
+
+
+def _content_terms(content: str) -> frozenset[int]:
     found = document_terms(content)
-    return len(wanted.intersection(found.indices)) if found else 0
+    return frozenset(found.indices) if found else frozenset()
+
+
+# The same memories come back recall after recall: their terms are kept, by content (a pure
+# function of it, so nothing to invalidate), for contents up to CACHED_CONTENT characters.
+_cached_content_terms = lru_cache(maxsize=8192)(_content_terms)
 
 
 async def stored_vectors(vectors: VectorIndex, ids: Iterable[str]) -> dict[str, np.ndarray]:
@@ -84,7 +97,7 @@ async def stored_vectors(vectors: VectorIndex, ids: Iterable[str]) -> dict[str, 
     if not wanted:
         return {}
     try:
-        records = await vectors.retrieve(wanted)
+        records = await vectors.retrieve(wanted, with_payload=False)
     except Exception:  # the index is down: the caller already reports it as degraded
         return {}
     return {

@@ -47,7 +47,7 @@ async def feedback_hits(
     """The dense search of the query moved towards its best matches `top`, best first; empty if
     none of them has a vector or the index fails (the first pass stands)."""
     try:
-        records = await vectors.retrieve(top[:FEEDBACK_DOCS])
+        records = await vectors.retrieve(top[:FEEDBACK_DOCS], with_payload=False)
         docs = [np.asarray(r.dense, dtype=np.float32) for r in records.values() if r.dense]
         if not docs:
             return []

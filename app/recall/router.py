@@ -1,5 +1,6 @@
 """GET and POST /recall: AutoMem's parameters and response shape, plus Engram's extensions."""
 
+import time
 from typing import Any, Literal
 
 import pydantic_core
@@ -12,7 +13,7 @@ from app.errors import BadRequest
 from app.memories.schemas import MemoryOut, public
 from app.metrics import observe_recall_steps
 from app.models import to_iso
-from app.recall import artifacts, service, source_turns, tiers
+from app.recall import artifacts, service, source_turns, steps, tiers
 from app.recall import params as recall_params
 from app.recall.dependencies import AccessDep, RecallConfigDep
 from app.recall.outcome import Hit, RecallOutcome, describe
@@ -75,9 +76,10 @@ class RecallResponse(BaseModel):
     )
     query_time_ms: float = Field(description="Server time spent.")
     timings_ms: dict[str, float] = Field(
-        description="Milliseconds per search step: embed (the query's embedding), search (the "
-        "dense and keyword index searches, one request), graph (the candidates' read); empty "
-        "when nothing was searched."
+        description="Milliseconds per step of the recall, one after the other (their sum is "
+        "query_time_ms, up to rounding): tier, prepare, embed, search, second_pass, fuse, graph, "
+        "state, evidence, score, expansion, priority, respond (as_of or browse instead of the "
+        "search steps when nothing was searched); see docs/recall.md, Timings."
     )
     memoryless: bool | None = Field(
         None,
@@ -154,9 +156,11 @@ async def _recall(
             f"Invalid 'embedding': must contain exactly {embedder.dimension} values "
             f"({len(params.embedding)} provided)"
         )
+    started = time.perf_counter()
     tier = await tiers.tier_of(
         stores.graph, scope, session_id=params.session_id, memoryless=params.memoryless
     )
+    tier_ms = (time.perf_counter() - started) * 1000
     if tier.memoryless:  # nothing searched, reinforced or logged
         nothing = RecallOutcome(hits=[], relevant=False)
         return FastJSONResponse(
@@ -165,13 +169,16 @@ async def _recall(
     outcome = await service.recall(
         stores=stores, embedder=embedder, scope=scope, params=params, config=config
     )
+    responding = time.perf_counter()
+    steps.add(outcome.timings, steps.TIER, tier_ms)
     tiers.keep_visible(outcome, tier)
     access.record(scope.user_id, [hit.memory.id for hit in outcome.hits])
-    observe_recall_steps(outcome.timings)
     body = {**_response(params, outcome, config.relevance_floor), **tier.described()}
     if params.include_source_turns:
         await source_turns.attach(stores.graph, scope, body["results"])
+    artifacts_ms = 0.0
     if params.include_artifacts:
+        searching = time.perf_counter()
         body["artifacts"] = await artifacts.search(
             stores,
             embedder,
@@ -180,6 +187,14 @@ async def _recall(
             floor=config.relevance_floor,
             budget=settings.artifact_search_embed_budget,
         )
+        artifacts_ms = (time.perf_counter() - searching) * 1000
+        steps.add(outcome.timings, steps.ARTIFACTS, artifacts_ms)
+        responding += artifacts_ms / 1000
+    respond_ms = (time.perf_counter() - responding) * 1000
+    steps.add(outcome.timings, steps.RESPOND, respond_ms)
+    # the whole of the server's time: the tier before the recall, the response's body after it
+    body["query_time_ms"] = round(outcome.elapsed_ms + tier_ms + artifacts_ms + respond_ms, 2)
+    observe_recall_steps(outcome.timings)
     return FastJSONResponse(body)
 
 

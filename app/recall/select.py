@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from app.models import Memory, MemoryProps, to_iso
-from app.recall import attribute_evidence, evidence, rank
+from app.recall import attribute_evidence, evidence, rank, steps
 from app.recall.asking import asks_about_user
 from app.recall.candidates import Best, Pool, Read
 from app.recall.names import query_names
@@ -48,20 +48,23 @@ def uses_adaptive_floor(params: RecallRequest) -> bool:
 
 async def select(search: Search, pool: Pool, found: Read, limits: evidence.Thresholds) -> Selected:
     """The visible candidates that pass the floor and the gate, scored and ordered."""
-    params, now = search.params, search.now
-    visible, ended = _current_state(found.facts, params, now)
-    replaced = [i for i in (*visible, *ended) if i in found.replaced]
-    heads = await _replacements(search, replaced)
-    visible.update({memory_id: ended[memory_id] for memory_id in ended if memory_id in heads})
+    params, now, timings = search.params, search.now, pool.timings
+    with steps.timed(timings, steps.STATE):
+        visible, ended = _current_state(found.facts, params, now)
+        replaced = [i for i in (*visible, *ended) if i in found.replaced]
+        heads = await _replacements(search, replaced)
+        visible.update({memory_id: ended[memory_id] for memory_id in ended if memory_id in heads})
     suppressed = len(found.facts) - len(visible)
-    judged = await _judge(search, pool, visible)
-    scoring = _Scoring(pool.best, pool.fused, visible, heads, judged, limits)
-    hits, floored, relevant = _score(scoring, params, search.config, now)
-    seeds = _order(hits, params)[: params.limit]
-    cut = 0
-    if uses_adaptive_floor(params):
-        cut = len(seeds) - rank.adaptive_cut([hit.scored.score for hit in seeds])
-        seeds = seeds[: len(seeds) - cut]
+    with steps.timed(timings, steps.EVIDENCE):
+        judged = await _judge(search, pool, visible)
+    with steps.timed(timings, steps.SCORE):
+        scoring = _Scoring(pool.best, pool.fused, visible, heads, judged, limits)
+        hits, floored, relevant = _score(scoring, params, search.config, now)
+        seeds = _order(hits, params)[: params.limit]
+        cut = 0
+        if uses_adaptive_floor(params):
+            cut = len(seeds) - rank.adaptive_cut([hit.scored.score for hit in seeds])
+            seeds = seeds[: len(seeds) - cut]
     return Selected(seeds, suppressed, len(heads), floored + cut, cut, relevant)
 
 

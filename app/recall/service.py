@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from app.embeddings import Embedder
 from app.models import utc_now
-from app.recall import candidates, decompose, expansion, modes, select
+from app.recall import candidates, decompose, expansion, modes, select, steps
 from app.recall.filters import time_window, vector_filter
 from app.recall.outcome import Hit, RecallConfig, RecallOutcome, Search, add_timings
 from app.recall.params import RecallRequest
@@ -36,12 +36,15 @@ async def recall(
     )
     if params.as_of is not None:
         outcome = await modes.as_of(search)
+        steps.add(outcome.timings, steps.AS_OF, (time.perf_counter() - started) * 1000)
     elif search.queries or params.embedding is not None:
         outcome = await _search(search)
         await _fall_back_outside_tags(search, outcome)
     else:
         outcome = await modes.browse(search)
-    await modes.put_priority_first(search, outcome)
+        steps.add(outcome.timings, steps.BROWSE, (time.perf_counter() - started) * 1000)
+    with steps.timed(outcome.timings, steps.PRIORITY):
+        await modes.put_priority_first(search, outcome)
     outcome.window, outcome.time_understood = window, understood
     outcome.queries = search.queries
     outcome.elapsed_ms = round((time.perf_counter() - started) * 1000, 2)
@@ -61,14 +64,14 @@ async def _search(search: Search) -> RecallOutcome:
     limits = select.thresholds(search.params, search.config)
     pool = await candidates.gather(search)
     try:
-        read_started = time.perf_counter()
-        found = await candidates.read(search, pool, limits)
-        pool.timings["graph"] = round((time.perf_counter() - read_started) * 1000, 2)
+        with steps.timed(pool.timings, steps.GRAPH):
+            found = await candidates.read(search, pool, limits)
         chosen = await select.select(search, pool, found, limits)
     finally:  # a store failure on the way: the whole-query embeddings are not waited for
         for task in pool.whole.values():
             task.cancel()
-    expansions = await _expansions(search, chosen.hits)
+    with steps.timed(pool.timings, steps.EXPANSION):
+        expansions = await _expansions(search, chosen.hits)
     return RecallOutcome(
         hits=chosen.hits + expansions,
         degraded=sorted(pool.degraded),

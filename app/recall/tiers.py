@@ -7,8 +7,9 @@
   current session's memories (the request's `session_id`) and pinned ones. The hits are
   filtered after the search, so a recall may return fewer than `limit`.
 
-The switch is read from the graph on every recall (one indexed read): a change applies to the
-next request of every API process, with no cache to invalidate.
+The switch is cached for a second per graph (app/storage/settings_cache.py): a change applies
+to the next request of the process that made it (the change drops the cached entry before it
+answers) and within a second to every other API process.
 """
 
 from dataclasses import dataclass
@@ -50,8 +51,8 @@ async def tier_of(
     """The request's tier: memoryless if asked or if its session is; else the user's switch."""
     if memoryless or (session_id and await sessions.is_memoryless(graph, scope, session_id)):
         return Tier(session_id, memoryless=True)
-    settings = await user_settings.user_settings(graph, scope.user_id)
-    return Tier(session_id, personal_intelligence=settings["personal_intelligence"])
+    switch = await user_settings.personal_intelligence(graph, scope.user_id)
+    return Tier(session_id, personal_intelligence=switch)
 
 
 def visible(memories: list[Memory], tier: Tier) -> list[Memory]:

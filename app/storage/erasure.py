@@ -8,6 +8,7 @@ event `erase`. Each step is idempotent: an interrupted erasure is finished by ru
 
 from collections.abc import Sequence
 
+from app.storage import settings_cache
 from app.storage.graph import GraphStore
 
 # Summaries made from the erased memories (DERIVED_FROM and SUMMARIZES point from a summary to
@@ -118,7 +119,10 @@ async def erase_user_leftovers(
     graph: GraphStore, user_id: str, *, actor: str, now: str, count: int
 ) -> int:
     """A user's sessions, settings, patterns and entities; the user's erasure is audited."""
-    rows = await graph.query(USER_LEFTOVERS, {"user_id": user_id})
+    try:
+        rows = await graph.query(USER_LEFTOVERS, {"user_id": user_id})
+    finally:  # the user's settings are gone: their defaults apply from the next recall on
+        settings_cache.forget(graph, user_id)
     params = {"user_id": user_id, "actor": actor, "now": now, "count": count}
     await graph.query(USER_ERASED_EVENT, params)
     return int(rows[0][0]) if rows else 0

@@ -3,6 +3,7 @@ the first change. Absent settings take their defaults (Personal Intelligence on)
 
 from typing import Any
 
+from app.storage import settings_cache
 from app.storage.graph import GraphStore
 
 DEFAULTS: dict[str, Any] = {"personal_intelligence": True}
@@ -24,11 +25,23 @@ async def user_settings(graph: GraphStore, user_id: str) -> dict[str, Any]:
     return _settings(rows[0] if rows else [None, None])
 
 
+async def personal_intelligence(graph: GraphStore, user_id: str) -> bool:
+    """The user's switch, as recall reads it: cached for a second (settings_cache.py)."""
+
+    async def read() -> bool:
+        return bool((await user_settings(graph, user_id))["personal_intelligence"])
+
+    return await settings_cache.cached(graph, user_id, read)
+
+
 async def set_personal_intelligence(
     graph: GraphStore, user_id: str, enabled: bool, now: str
 ) -> dict[str, Any]:
     params = {"user_id": user_id, "personal_intelligence": enabled, "now": now}
-    return _settings((await graph.query(SET_PERSONAL_INTELLIGENCE, params))[0])
+    try:
+        return _settings((await graph.query(SET_PERSONAL_INTELLIGENCE, params))[0])
+    finally:  # also after a failure: the write may have been applied
+        settings_cache.forget(graph, user_id)
 
 
 def _settings(row: list[Any]) -> dict[str, Any]:

@@ -397,10 +397,14 @@ async def test_adaptive_floor_cuts_the_tail_after_the_largest_gap(recall_app):
 async def test_the_response_says_where_the_time_went(recall_app):
     client, _ = recall_app
     body = await recall(client, query="what does Alice drink?", limit=3)
-    assert set(body["timings_ms"]) == {"embed", "search", "graph"}
-    assert all(0 < ms <= body["query_time_ms"] for ms in body["timings_ms"].values())
+    searched = {"tier", "prepare", "embed", "search", "second_pass", "fuse", "graph", "state"}
+    searched |= {"evidence", "score", "expansion", "priority", "respond"}
+    assert set(body["timings_ms"]) == searched
+    assert all(ms >= 0 for ms in body["timings_ms"].values())
+    # the steps run one after the other: together they are the server's time, not more
+    assert sum(body["timings_ms"].values()) <= body["query_time_ms"] + 0.01 * len(searched)
     vector = ",".join(["0.05"] * 384)
     given = await recall(client, query="what does Alice drink?", embedding=vector, limit=3)
     assert "embed" not in given["timings_ms"] and "search" in given["timings_ms"]
     browse = await recall(client, tags="travel")
-    assert browse["timings_ms"] == {}
+    assert set(browse["timings_ms"]) == {"tier", "browse", "priority", "respond"}

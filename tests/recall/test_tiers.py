@@ -165,7 +165,32 @@ async def test_a_session_s_latest_messages_open_the_context_in_order(client):
 
 async def test_erasing_a_user_erases_their_settings(client):
     await client.put("/me/settings", json={"personal_intelligence": False}, headers=BOB)
+    assert (await recalled(client, "anything", headers=BOB))["personal_intelligence"] is False
     erased = await client.delete("/admin/users/bob", headers=auth(ADMIN_KEY))
     assert erased.status_code == 200, erased.text
     settings = (await client.get("/me/settings", headers=BOB)).json()
     assert settings == {"personal_intelligence": True, "updated_at": None}
+    # the switch recall had cached went with the settings
+    assert "personal_intelligence" not in await recalled(client, "anything", headers=BOB)
+
+
+async def test_the_cached_switch_follows_a_change_at_once_and_per_user(client):
+    """The switch is cached per user (app/storage/settings_cache.py): a change is seen by the
+    very next recall, and one user's switch never answers for another."""
+    alice_own = await store(client, "Kestrel hovering over the meadow.")
+    bob_own = await store(client, "Kestrel feathers in the garden.", headers=BOB)
+    assert alice_own in ids_of(await recalled(client, "kestrel"))  # both cached: on
+    assert bob_own in ids_of(await recalled(client, "kestrel", headers=BOB))
+    await client.put("/me/settings", json={"personal_intelligence": False}, headers=ALICE)
+    try:
+        alice = await recalled(client, "kestrel")
+        assert alice["personal_intelligence"] is False and alice_own not in ids_of(alice)
+        bob = await recalled(client, "kestrel", headers=BOB)
+        assert "personal_intelligence" not in bob and bob_own in ids_of(bob)
+        await client.put("/me/settings", json={"personal_intelligence": False}, headers=BOB)
+        assert bob_own not in ids_of(await recalled(client, "kestrel", headers=BOB))
+    finally:
+        await client.put("/me/settings", json={"personal_intelligence": True}, headers=ALICE)
+        await client.put("/me/settings", json={"personal_intelligence": True}, headers=BOB)
+    assert alice_own in ids_of(await recalled(client, "kestrel"))
+    assert bob_own in ids_of(await recalled(client, "kestrel", headers=BOB))

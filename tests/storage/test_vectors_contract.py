@@ -162,6 +162,12 @@ async def test_upsert_and_retrieve(harness: Harness) -> None:
     assert got[with_dense.id].dense == pytest.approx(with_dense.dense, abs=1e-6)
     assert got[without.id].dense is None
     assert await index.count() == 2
+    # recall's evidence reads only the vectors: the same, without the payload
+    bare = await index.retrieve([with_dense.id, without.id, missing], with_payload=False)
+    assert set(bare) == {with_dense.id, without.id}
+    assert bare[with_dense.id].payload == {} and bare[with_dense.id].has_dense is True
+    assert bare[with_dense.id].dense == got[with_dense.id].dense
+    assert bare[without.id].dense is None
 
 
 async def test_upsert_replaces_the_whole_point(harness: Harness) -> None:

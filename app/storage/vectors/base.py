@@ -331,8 +331,10 @@ class VectorIndex(Protocol):
     async def delete(self, ids: Sequence[str]) -> None:
         """Delete points; unknown ids are ignored."""
 
-    async def retrieve(self, ids: Sequence[str]) -> dict[str, VectorRecord]:
-        """Fetch points by id; unknown ids are absent from the result."""
+    async def retrieve(
+        self, ids: Sequence[str], *, with_payload: bool = True
+    ) -> dict[str, VectorRecord]:
+        """Fetch points by id (payload {} unless asked); unknown ids are absent."""
 
     async def search_dense(
         self, vector: list[float], flt: VectorFilter, limit: int, *, with_payload: bool = True

@@ -161,12 +161,14 @@ class EdgeVectorIndex:
         query = qe.Query.Nearest(check_vector(vector, self.dimension), using=WINDOW)
         return await self._query(limit, flt, False, query=query)
 
-    async def retrieve(self, ids: Sequence[str]) -> dict[str, VectorRecord]:
-        """Fetch points by id with payload and whether they carry a dense vector."""
+    async def retrieve(
+        self, ids: Sequence[str], *, with_payload: bool = True
+    ) -> dict[str, VectorRecord]:
+        """Fetch points by id with payload (if asked) and their dense vector."""
         if not ids:
             return {}
         wanted: list[int | UUID | str] = [normalise_id(i) for i in ids]
-        records = await self._call(lambda s: s.retrieve(wanted, True, [DENSE]))
+        records = await self._call(lambda s: s.retrieve(wanted, with_payload, [DENSE]))
         return {
             str(r.id): VectorRecord(
                 str(r.id), r.payload or {}, DENSE in (r.vector or {}), dense_of(r.vector)

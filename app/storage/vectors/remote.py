@@ -173,13 +173,15 @@ class RemoteVectorIndex:
         query = check_vector(vector, self.dimension)
         return await self._query(limit, flt, False, query=query, using=WINDOW)
 
-    async def retrieve(self, ids: Sequence[str]) -> dict[str, VectorRecord]:
-        """Fetch points by id with payload and whether they carry a dense vector."""
+    async def retrieve(
+        self, ids: Sequence[str], *, with_payload: bool = True
+    ) -> dict[str, VectorRecord]:
+        """Fetch points by id with payload (if asked) and their dense vector."""
         if not ids:
             return {}
         wanted = [normalise_id(i) for i in ids]
         records = await self._api.retrieve(
-            self.collection, wanted, with_payload=True, with_vectors=[DENSE]
+            self.collection, wanted, with_payload=with_payload, with_vectors=[DENSE]
         )
         return {
             str(r.id): VectorRecord(
