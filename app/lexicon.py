@@ -30,6 +30,10 @@ RELATIONS = word_set(
     "brother sister mum mom mother dad father grandma grandmother grandpa grandfather baby "
     "stepson stepdaughter"
 )
+# Names of kin, pets and jobs longer than one word (the sets above hold single words).
+RELATION_PHRASES = ("best friend",)
+PET_PHRASES = ("guinea pig",)
+OCCUPATION_PHRASES = ("social worker", "police officer")
 SPOUSES = word_set("wife husband")
 PARTNERS = word_set("partner girlfriend boyfriend fiance fiancee fiancé fiancée")
 OCCUPATIONS = word_set(

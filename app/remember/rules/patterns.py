@@ -3,7 +3,9 @@ them. Each pattern is `fullmatch`ed against a prepared clause; its named groups 
 """
 
 import re
+from collections.abc import Iterable
 
+from app import lexicon as lex
 from app.lexicon import word_set
 from app.remember.rules.dates import WEEKDAYS
 
@@ -13,27 +15,21 @@ INTENSIFIERS = (
     r"(?:(?:really|truly|absolutely|totally|just|also|still|do|definitely|genuinely|actually|"
     r"especially|so|particularly|simply|seriously)\s+)*"
 )
-RELATIONS = (
-    r"wife|husband|partner|girlfriend|boyfriend|fianc[eé]e?|son|daughter|brother|sister|mom|"
-    r"mother|dad|father|grandma|grandmother|grandpa|grandfather|best friend|baby"
-)
-PETS = (
-    r"dog|cat|puppy|kitten|parrot|hamster|rabbit|bunny|bird|fish|horse|turtle|tortoise|snake|"
-    r"lizard|guinea pig|ferret"
-)
+
+
+def alternation(*groups: Iterable[str]) -> str:
+    """A regex alternation of the words and phrases, longest first (so "guinea pig" is tried
+    before "pig"), each escaped; whitespace inside a phrase matches any run of spaces."""
+    words = sorted({w for group in groups for w in group}, key=lambda w: (-len(w), w))
+    return "|".join(r"\s+".join(re.escape(part) for part in w.split()) for w in words)
+
+
+RELATIONS = alternation(lex.RELATIONS, lex.RELATION_PHRASES)
+PETS = alternation(lex.PETS, lex.PET_PHRASES)
 COUNTED = (
     rf"(?:{PETS})s?|puppies|kids?|children|child|sons?|daughters?|brothers?|sisters?|siblings?"
 )
-OCCUPATIONS = (
-    r"engineer|developer|programmer|teacher|nurse|doctor|physician|surgeon|lawyer|attorney|"
-    r"designer|artist|painter|writer|author|journalist|editor|student|accountant|manager|"
-    r"scientist|researcher|chef|cook|baker|barista|waiter|waitress|bartender|photographer|"
-    r"musician|singer|architect|consultant|analyst|pharmacist|dentist|therapist|counselor|"
-    r"counsellor|psychologist|social worker|firefighter|police officer|pilot|professor|lecturer|"
-    r"mechanic|electrician|plumber|carpenter|farmer|veterinarian|librarian|entrepreneur|"
-    r"freelancer|paramedic|translator|cashier|realtor|contractor|intern|tutor|coach|dancer|actor|"
-    r"actress|instructor|technician|administrator|clerk|receptionist|officer"
-)
+OCCUPATIONS = alternation(lex.OCCUPATIONS, lex.OCCUPATION_PHRASES)
 WEEKDAY_NAMES = "|".join(WEEKDAYS)
 FREQUENCY = (
     rf"(?:every|each)\s+(?:single\s+)?(?:day|morning|afternoon|evening|night|week|weekend|month|"
