@@ -30,11 +30,13 @@ from pathlib import Path
 import httpx
 import numpy as np
 
-from app.recall.rank import RRF_K, question_share
+from app.recall.rank import question_share
+from app.recall.tuning import default_recall_config
 from bench import locomo
 from bench import locomo_windows as windows
 
 ROOT = Path(__file__).resolve().parents[1]
+RRF_K = default_recall_config().weights.rrf_k
 
 DEPTH = 100
 RANK_BUCKETS = ((1, 10), (11, 20), (21, 50), (51, 100))

@@ -9,15 +9,15 @@ embedder (the local model: a few milliseconds, cached for the process) and compa
 query's vectors, which recall has already computed (with and without the names the query
 contains: both must match).
 
-The rule: a topic matches when the best similarity of the query to one of its prototypes is at
-least `MATCH_THRESHOLD`, and it is within `MATCH_MARGIN` of the best topic's (a question between
-two close topics, "where is the user from" / "where does the user live", matches both; one that
-is far from every prototype matches none). A memory whose slot's attribute answers a matched
-topic has attribute evidence: it passes the floor and the gate (evidence.py) as a memory with a
-term in common would, and (when recall adjusts scores) its score gets ATTRIBUTE_LIFT, so that it
-ranks above facts that merely sound like the question. Memories without a slot (everything not
-written by /remember, e.g. a LoCoMo turn) never get this evidence, so recall over them is
-unchanged.
+The rule (its numbers are in constants.py): a topic matches when the best similarity of the query
+to one of its prototypes is at least `ATTRIBUTE_MATCH_THRESHOLD`, and it is within
+`ATTRIBUTE_MATCH_MARGIN` of the best topic's (a question between two close topics, "where is the
+user from" / "where does the user live", matches both; one that is far from every prototype
+matches none). A memory whose slot's attribute answers a matched topic has attribute evidence: it
+passes the floor and the gate (evidence.py) as a memory with a term in common would, and (when
+recall adjusts scores) its score gets ATTRIBUTE_LIFT, so that it ranks above facts that merely
+sound like the question. Memories without a slot (everything not written by /remember, e.g. a
+LoCoMo turn) never get this evidence, so recall over them is unchanged.
 """
 
 import logging
@@ -26,17 +26,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.embeddings import Embedder
+from app.recall import constants
 from app.recall.rank import Scored
 
 log = logging.getLogger(__name__)
-
-MATCH_THRESHOLD = 0.55
-MATCH_MARGIN = 0.05
-# Added to the score of a memory with attribute evidence (when recall adjusts scores): the fact
-# that fills the attribute asked about ranks above facts that merely sound alike, or that are
-# lifted as the neighbours of a match (the facts of one /remember call are neighbours, and the
-# context lift is up to half of a match).
-ATTRIBUTE_LIFT = 1.0
 
 
 @dataclass(frozen=True)
@@ -250,9 +243,9 @@ def matched_attributes(query_vectors: list[np.ndarray], found: Prototypes | None
         return frozenset()
     scores = topic_scores(query_vectors, found)
     top = float(scores.max())
-    if top < MATCH_THRESHOLD:
+    if top < constants.ATTRIBUTE_MATCH_THRESHOLD:
         return frozenset()
-    matched = [TOPICS[i] for i in np.flatnonzero(scores >= top - MATCH_MARGIN)]
+    matched = [TOPICS[i] for i in np.flatnonzero(scores >= top - constants.ATTRIBUTE_MATCH_MARGIN)]
     return frozenset(a for topic in matched for a in topic.attributes)
 
 
@@ -262,6 +255,7 @@ def fills(slot: str | None, attributes: frozenset[str]) -> bool:
 
 
 def lifted(scored: Scored) -> Scored:
-    """The score of a memory with attribute evidence, lifted by ATTRIBUTE_LIFT."""
-    components = {**scored.components, "attribute": ATTRIBUTE_LIFT}
-    return Scored(scored.id, scored.score + ATTRIBUTE_LIFT, scored.match, components)
+    """The score of a memory with attribute evidence, lifted by constants.ATTRIBUTE_LIFT."""
+    lift = constants.ATTRIBUTE_LIFT
+    components = {**scored.components, "attribute": lift}
+    return Scored(scored.id, scored.score + lift, scored.match, components)

@@ -12,6 +12,14 @@ from typing import NamedTuple
 from app.models import MemoryProps
 from app.recall import evidence, feedback, filters, rank, steps
 from app.recall.channels import ChannelRun, run_channels
+from app.recall.constants import (
+    FEEDBACK_DOCS,
+    FETCH_FACTOR,
+    FETCH_MAX,
+    FETCH_MIN,
+    SHORTLIST_FACTOR,
+    SHORTLIST_MIN,
+)
 from app.recall.names import query_names, without_names
 from app.recall.outcome import RecallConfig, Search, add_timings
 from app.recall.params import RecallRequest
@@ -19,11 +27,6 @@ from app.recall.windows import window_hits
 from app.storage.records import RecallCandidates
 from app.storage.vectors import WINDOW
 
-FETCH_FACTOR = 4
-FETCH_MIN = 50
-FETCH_MAX = 200
-SHORTLIST_FACTOR = 3
-SHORTLIST_MIN = 30
 LONG_QUERY = 256  # characters; a longer query is prepared on a thread
 
 
@@ -127,7 +130,7 @@ async def _feed_back(
         return []
     first = rank.fuse(run.hits)
     scores = rank.fused_scores(first.values(), weights, list(run.hits))
-    top = sorted(scores, key=lambda i: -scores[i])[: feedback.FEEDBACK_DOCS]
+    top = sorted(scores, key=lambda i: -scores[i])[:FEEDBACK_DOCS]
     return await feedback.feedback_hits(search.stores.vectors, run.vector, top, search.flt, fetch)
 
 

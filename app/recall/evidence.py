@@ -36,10 +36,10 @@ from functools import lru_cache
 
 import numpy as np
 
+from app.recall.constants import STRONG_TERMS
 from app.storage.vectors import VectorIndex
 from app.storage.vectors.bm25 import document_terms, query_terms
 
-STRONG_TERMS = 2  # query terms in common that make a match strong on words alone
 CACHED_CONTENT = 2000  # characters: the terms of a content up to this long are kept
 
 

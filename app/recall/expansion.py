@@ -11,6 +11,7 @@ from datetime import datetime
 
 from app.models import Memory, to_iso
 from app.recall import rank
+from app.recall.constants import ENTITY_STRENGTH
 from app.recall.params import RecallRequest
 from app.recall.state import STATE_FIELDS, is_current
 from app.relation_types import DEFAULT_EXPAND
@@ -18,8 +19,6 @@ from app.scope import Scope
 from app.storage import Stores
 from app.storage import enrichment as entity_store
 from app.storage import relations as edges
-
-ENTITY_STRENGTH = 0.5  # an entity shared with a seed counts as an average-strength relation
 
 
 def _in_tag_scope(memory: Memory, params: RecallRequest) -> bool:

@@ -17,13 +17,12 @@ import re
 
 import numpy as np
 
+from app.recall.constants import FEEDBACK_BETA, FEEDBACK_DOCS
 from app.recall.rank import PRF
 from app.storage.vectors import VectorFilter, VectorIndex
 
 log = logging.getLogger(__name__)
 
-FEEDBACK_DOCS = 5  # the best first-pass matches fed back
-FEEDBACK_BETA = 1.0  # the centroid's weight beside the query's vector
 ASKS_WHEN = re.compile(r"\bwhen\b", re.IGNORECASE)
 
 __all__ = ["PRF", "asks_when", "feedback_hits", "feedback_vector"]

@@ -3,8 +3,8 @@ ids the caller wants first (priority_ids)."""
 
 from app.models import Memory, to_iso
 from app.recall import rank
-from app.recall.candidates import FETCH_MAX
 from app.recall.channels import WORD
+from app.recall.constants import FETCH_MAX
 from app.recall.outcome import Hit, RecallOutcome, Search
 from app.recall.state import STATE_FIELDS, is_current
 from app.storage.records import BrowseFilter

@@ -16,13 +16,15 @@ from app.storage.vectors import VectorFilter
 Window = tuple[datetime, datetime]
 
 
-@dataclass
+@dataclass(frozen=True, kw_only=True)
 class RecallConfig:
-    weights: rank.Weights = field(default_factory=rank.Weights)
-    relevance_floor: float = 0.25  # similarity below this, with no term in common → dropped
-    relevance_gate: float = 0.4  # no result this similar (or sharing 2 terms) → none relevant
-    context_seeds: int = 10  # the best matches whose neighbouring turns get a context lift
-    dense_without_names: bool = True  # embed the query without the people it names
+    """Recall's configuration, built from Settings (recall/tuning.py), which has the defaults."""
+
+    weights: rank.Weights
+    relevance_floor: float  # similarity below this, with no term in common → dropped
+    relevance_gate: float  # no result this similar (or sharing 2 terms) → none relevant
+    context_seeds: int  # the best matches whose neighbouring turns get a context lift
+    dense_without_names: bool  # embed the query without the people it names
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -30,38 +30,37 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from app.models import MemoryProps, spoken_text
+from app.recall.constants import ADAPTIVE_GAP, UNSCORED_RELEVANCE
 
-# Small k: top ranks dominate. On LoCoMo, k=5 gave recall@10 0.67 where k=60 gave 0.59.
-RRF_K = 5
 CONTEXT = "context"  # not a ranked channel: its candidates carry a lift, not a rank
 PRF = "prf"  # pseudo-relevance feedback (feedback.py): a bonus, left out of the normaliser
-UNSCORED_RELEVANCE = 0.5
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Weights:
-    match: float = 1.0
-    importance: float = 0.1
-    confidence: float = 0.05
-    recency: float = 0.1
-    relevance: float = 0.05
-    recency_half_life_days: float = 180.0
-    recency_curve: str = "exp"  # exp: 0.5^(age/half_life); linear: 1 - age/(2·half_life)
-    raw_penalty: float = 0.05
-    superseded_penalty: float = 0.15
-    channel_weights: dict[str, float] = field(
-        default_factory=lambda: {"dense": 1.0, "bm25": 1.5, PRF: 0.6, "window": 1.0}
-    )
-    rrf_k: int = RRF_K
-    context: float = 0.5  # a neighbouring turn's lift: this share of the matching turn's match
-    name_lead: float = 0.4  # the memory starts with a person the query names (its speaker)
-    name_mention: float = 0.2  # … or mentions one elsewhere
-    context_priority: float = 0.1  # the memory has one of context_tags (prefix) / context_types
-    question: float = 0.5  # share of the score taken from a memory that is all questions
-    outdated: float = 0.5  # share taken from a turn whose fact a newer one superseded
+    """The scoring's weights. No defaults here: they are the RECALL_* settings' (app/config.py),
+    built into Weights by app/recall/tuning.py; `default_recall_config()` there gives them."""
+
+    importance: float
+    confidence: float
+    recency: float
+    relevance: float
+    recency_half_life_days: float
+    recency_curve: str  # exp: 0.5^(age/half_life); linear: 1 - age/(2·half_life)
+    raw_penalty: float
+    superseded_penalty: float
+    channel_weights: dict[str, float]  # dense, bm25, prf, window
+    rrf_k: int
+    context: float  # a neighbouring turn's lift: this share of the matching turn's match
+    name_lead: float  # the memory starts with a person the query names (its speaker)
+    name_mention: float  # … or mentions one elsewhere
+    context_priority: float  # the memory has one of context_tags (prefix) / context_types
+    question: float  # share of the score taken from a memory that is all questions
+    outdated: float  # share taken from a turn whose fact a newer one superseded
     # auto_decompose: a sub-query's best match is rank 0 however loosely it matches ("Alice" finds
     # every note about Alice), so its matches count for this share of the query's own.
-    sub_query_share: float = 0.5
+    sub_query_share: float
+    match: float = 1.0  # the unit the others are measured in, not a knob
 
 
 @dataclass(frozen=True)
@@ -294,9 +293,6 @@ def question_share(content: str) -> float:
     if content[start:].strip():
         sentences += 1
     return asked / sentences if sentences else 0.0
-
-
-ADAPTIVE_GAP = 0.25  # of the top score
 
 
 def adaptive_cut(scores: Sequence[float]) -> int:

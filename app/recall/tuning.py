@@ -1,8 +1,14 @@
-"""Recall's weights, floor and channel settings, built from Settings in one place."""
+"""Recall's weights, floor and channel settings, built from Settings in one place: the RECALL_*
+settings hold the only defaults (the fixed numbers of the mechanisms are in constants.py)."""
 
 from app.config import Settings
 from app.recall.outcome import RecallConfig
 from app.recall.rank import Weights
+
+
+def default_recall_config() -> RecallConfig:
+    """Recall's configuration with every setting at its default (the environment unread)."""
+    return recall_config(Settings.model_construct())
 
 
 def recall_config(settings: Settings) -> RecallConfig:

@@ -2,7 +2,10 @@
 
 from datetime import UTC, datetime
 
-from app.recall.rank import Candidate, Weights, score
+from app.recall.rank import Candidate, score
+from app.recall.tuning import default_recall_config
+
+DEFAULT_WEIGHTS = default_recall_config().weights
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 FACTS = {"importance": 0.5, "confidence": 0.5, "timestamp": "2026-05-01T00:00:00+00:00"}
@@ -11,7 +14,7 @@ FACTS = {"importance": 0.5, "confidence": 0.5, "timestamp": "2026-05-01T00:00:00
 def scored(relevance_score: float | None, ranks: dict[str, int] | None = None) -> float:
     candidate = Candidate("m", ranks=ranks or {"dense": 0})
     memory = {**FACTS, "relevance_score": relevance_score}
-    return score(candidate, memory, now=NOW, weights=Weights(), channels=["dense"]).score
+    return score(candidate, memory, now=NOW, weights=DEFAULT_WEIGHTS, channels=["dense"]).score
 
 
 def test_a_memory_still_in_use_ranks_above_an_equal_match_that_faded():
@@ -20,10 +23,10 @@ def test_a_memory_still_in_use_ranks_above_an_equal_match_that_faded():
         Candidate("m", ranks={"dense": 0}),
         {**FACTS, "relevance_score": 0.9},
         now=NOW,
-        weights=Weights(),
+        weights=DEFAULT_WEIGHTS,
         channels=["dense"],
     )
-    assert used.components["relevance"] == 0.9 * Weights().relevance
+    assert used.components["relevance"] == 0.9 * DEFAULT_WEIGHTS.relevance
 
 
 def test_an_unscored_memory_counts_as_neutral():

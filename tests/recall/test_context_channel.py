@@ -1,9 +1,11 @@
 """Conversation turns: linked in order on write, and recalled together."""
 
+from dataclasses import replace
+
 import httpx
 
 from app.recall.candidates import _dense_query
-from app.recall.outcome import RecallConfig
+from app.recall.tuning import default_recall_config
 from tests.conftest import ALICE_KEY, auth
 
 H = auth(ALICE_KEY)
@@ -87,10 +89,11 @@ async def test_a_named_speakers_turn_is_favoured(app_client: httpx.AsyncClient):
 
 
 def test_the_dense_query_leaves_the_names_out():
-    assert _dense_query("What did Caroline research?", RecallConfig()) == "What did research?"
-    assert _dense_query("what did she research?", RecallConfig()) is None  # no name: as is
-    assert _dense_query("Caroline's?", RecallConfig()) is None  # nothing else: as is
-    off = RecallConfig(dense_without_names=False)
+    config = default_recall_config()
+    assert _dense_query("What did Caroline research?", config) == "What did research?"
+    assert _dense_query("what did she research?", config) is None  # no name: as is
+    assert _dense_query("Caroline's?", config) is None  # nothing else: as is
+    off = replace(config, dense_without_names=False)
     assert _dense_query("What did Caroline research?", off) is None
 
 

@@ -1,12 +1,15 @@
 """Pseudo-relevance feedback (the prf channel): a bonus that never rescales the first pass and
 never admits a memory on its own."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from app.recall import feedback, rank
+from app.recall.tuning import default_recall_config
 
-W = rank.Weights()
+W = default_recall_config().weights
 
 
 def test_the_feedback_vector_moves_the_query_towards_its_best_matches():
@@ -39,6 +42,6 @@ def test_the_feedback_channel_is_a_bonus_outside_the_normaliser():
 
 
 def test_feedback_off_when_its_weight_is_zero():
-    off = rank.Weights(channel_weights={"dense": 1.0, "bm25": 1.5, rank.PRF: 0.0})
+    off = replace(W, channel_weights={"dense": 1.0, "bm25": 1.5, rank.PRF: 0.0})
     only = rank.Candidate("c", ranks={rank.PRF: 0})
     assert rank.match_score(only, off, ["dense", "bm25", rank.PRF]) == 0.0

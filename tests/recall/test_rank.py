@@ -1,13 +1,15 @@
 """Fusion and scoring are pure: whole values in, whole values out."""
 
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
 
 from app.recall import rank
+from app.recall.tuning import default_recall_config
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)
-W = rank.Weights()
+W = default_recall_config().weights
 
 
 def test_fuse_merges_channel_ranks_and_scores():
@@ -18,16 +20,16 @@ def test_fuse_merges_channel_ranks_and_scores():
 
 
 def test_match_is_normalised_weighted_rrf():
-    even = rank.Weights(channel_weights={"dense": 1.0, "bm25": 1.0}, rrf_k=60)
+    even = replace(W, channel_weights={"dense": 1.0, "bm25": 1.0}, rrf_k=60)
     top = rank.Candidate("x", ranks={"dense": 0, "bm25": 0})
     assert rank.match_score(top, even, ["dense", "bm25"]) == pytest.approx(1.0)
     one_side = rank.Candidate("y", ranks={"dense": 0})
     assert rank.match_score(one_side, even, ["dense", "bm25"]) == pytest.approx(0.5)
     second = rank.Candidate("z", ranks={"dense": 1, "bm25": 1})
     assert rank.match_score(second, even, ["dense", "bm25"]) == pytest.approx(60 / 61)
-    sharp = rank.Weights(channel_weights={"dense": 1.0, "bm25": 1.0}, rrf_k=5)
+    sharp = replace(W, channel_weights={"dense": 1.0, "bm25": 1.0}, rrf_k=5)
     assert rank.match_score(second, sharp, ["dense", "bm25"]) == pytest.approx(5 / 6)
-    keyword_heavy = rank.Weights(channel_weights={"dense": 1.0, "bm25": 3.0}, rrf_k=60)
+    keyword_heavy = replace(W, channel_weights={"dense": 1.0, "bm25": 3.0}, rrf_k=60)
     assert rank.match_score(
         rank.Candidate("z", ranks={"bm25": 0}), keyword_heavy, ["dense", "bm25"]
     ) == pytest.approx(0.75)
@@ -36,7 +38,7 @@ def test_match_is_normalised_weighted_rrf():
 def test_recency_curves():
     assert rank.recency("2026-11-30T00:00:00+00:00", NOW, W) == pytest.approx(1.0)
     assert rank.recency("2026-06-03T00:00:00+00:00", NOW, W) == pytest.approx(0.5, abs=0.01)
-    linear = rank.Weights(recency_curve="linear")
+    linear = replace(W, recency_curve="linear")
     assert rank.recency("2026-06-03T00:00:00+00:00", NOW, linear) == pytest.approx(0.5, abs=0.01)
     assert rank.recency(None, NOW, W) == 0.0
 
@@ -95,7 +97,7 @@ def test_fused_scores_at_once_are_each_fused_score_exactly():
 
 
 def test_context_is_a_lift_not_a_ranked_channel():
-    even = rank.Weights(channel_weights={"dense": 1.0, "bm25": 1.0}, rrf_k=5, context=0.5)
+    even = replace(W, channel_weights={"dense": 1.0, "bm25": 1.0}, rrf_k=5, context=0.5)
     seed = rank.Candidate("s", ranks={"dense": 0, "bm25": 1})
     seed_match = rank.fused_score(seed, even, ["dense", "bm25", "context"])
     assert seed_match == pytest.approx((1 / 5 + 1 / 6) / (2 / 5))  # "context" adds no rank
@@ -111,7 +113,7 @@ def test_context_is_a_lift_not_a_ranked_channel():
 
 
 def test_name_term_prefers_the_named_speaker_then_a_mention():
-    weights = rank.Weights(name_lead=0.2, name_mention=0.1)
+    weights = replace(W, name_lead=0.2, name_mention=0.1)
     names = ["Caroline"]
     assert rank.name_term("Caroline: I went to a support group", names, weights) == 0.2
     assert rank.name_term("Caroline's sister lives in Oslo", names, weights) == 0.2
@@ -126,7 +128,7 @@ def test_name_term_prefers_the_named_speaker_then_a_mention():
 
 
 def test_name_term_words_end_at_any_letter_not_only_ascii():
-    weights = rank.Weights(name_lead=0.2, name_mention=0.1)
+    weights = replace(W, name_lead=0.2, name_mention=0.1)
     assert rank.name_term("2023 – Zoë: hi", ["Zoë"], weights) == 0.2
     assert rank.name_term("Mel: ask ZOË later", ["Zoë"], weights) == 0.1
     assert rank.name_term("Mel: Renéeà came", ["Renée"], weights) == 0.0
@@ -219,7 +221,7 @@ def test_a_memory_that_asks_loses_a_share_of_its_score():
     assert asked.components["question"] == pytest.approx(-0.5 * 0.5 * told.score)
     assert asked.score == pytest.approx(told.score * 0.75)
     assert asked.match == told.match  # the match (what the floor and the context lift read) stays
-    off = rank.Weights(question=0.0)
+    off = replace(W, question=0.0)
     unchanged = rank.score(candidate, question, now=NOW, weights=off, channels=["dense", "bm25"])
     assert unchanged.score == pytest.approx(told.score)
     pure = rank.score(candidate, question, now=NOW, weights=W, channels=["dense"], adjust=False)

@@ -3,15 +3,22 @@ setting reaches the request's thresholds."""
 
 from pathlib import Path
 
-from app.recall.outcome import RecallConfig
+import pytest
+
+from app.config import Settings
 from app.recall.params import RecallRequest
 from app.recall.select import thresholds
-from app.recall.tuning import recall_config
+from app.recall.tuning import default_recall_config, recall_config
 from tests.conftest import test_settings
 
 
-def test_the_settings_defaults_are_the_scorings_defaults(tmp_path: Path) -> None:
-    assert recall_config(test_settings(tmp_path)) == RecallConfig()
+def test_the_defaults_are_the_settings_defaults_whatever_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert recall_config(test_settings(tmp_path)) == default_recall_config()
+    monkeypatch.setenv("RECALL_WEIGHT_BM25", "9")
+    assert recall_config(Settings()).weights.channel_weights["bm25"] == 9
+    assert default_recall_config().weights.channel_weights["bm25"] == 1.5
 
 
 def test_the_relevance_gate_is_a_setting(tmp_path: Path) -> None:
