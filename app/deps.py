@@ -1,11 +1,14 @@
 """Request dependencies: the stores and services a route needs, the caller and their scope.
 
 Each service comes on its own (`StoresDep`, `JobsDep`, ...), read from the running Runtime that
-`app.main` keeps in `app.state.runtime`; this module never imports the composition root.
+`app.main` keeps in `app.state.runtime`; this module never imports the composition root. What a
+dependency reads from it is declared by a Protocol (`Served` here, one per domain for its own
+services, each read through a typed `_served`), and `app.main` checks that the Runtime satisfies
+each, so every part is typed.
 """
 
-from collections.abc import Awaitable, Callable
-from typing import Annotated, Any, Protocol
+from collections.abc import Callable
+from typing import Annotated, Any, Protocol, TypeVar
 
 from fastapi import Depends, Header, Request
 
@@ -14,26 +17,107 @@ from app.auth.runtime_keys import Authenticator, RuntimeKeys
 from app.classify import ClassificationStats
 from app.config import Settings
 from app.embeddings import Embedder
-from app.errors import Forbidden, Unauthorized
+from app.errors import Forbidden, ServiceUnavailable, Unauthorized
 from app.jobs.queue import JobQueue
 from app.llm import LLMClient
 from app.scope import Scope
 from app.storage import Stores
 
+Dependency = TypeVar("Dependency", bound=Callable[..., Any])
+_FROM_RUNTIME: set[Callable[..., Any]] = set()
 
-def runtime_part(name: str) -> Callable[[Request], Awaitable[Any]]:
-    """A dependency giving one attribute of the running Runtime (a store, a service)."""
 
-    async def part(request: Request) -> Any:
-        return getattr(request.app.state.runtime, name)
-
-    part.runtime_part = name  # type: ignore[attr-defined]  # read by from_runtime()
-    return part
+def runtime_dependency(call: Dependency) -> Dependency:
+    """Marks a dependency that reads a part of the Runtime (it answers 503 before start-up)."""
+    _FROM_RUNTIME.add(call)
+    return call
 
 
 def from_runtime(call: Callable[..., Any]) -> bool:
     """Whether a dependency gives a part of the Runtime (a store or a service)."""
-    return hasattr(call, "runtime_part")
+    return call in _FROM_RUNTIME
+
+
+class Counters(Protocol):
+    """Counters a status page shows (e.g. /remember's extraction outcomes)."""
+
+    def as_dict(self) -> dict[str, Any]: ...
+
+
+class Served(Protocol):
+    """The parts of the Runtime this module's dependencies read."""
+
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def jobs(self) -> JobQueue: ...
+    @property
+    def embedder(self) -> Embedder: ...
+    @property
+    def llm(self) -> LLMClient | None: ...
+    @property
+    def classification_stats(self) -> ClassificationStats: ...
+    @property
+    def runtime_keys(self) -> RuntimeKeys | None: ...
+    @property
+    def worker_slots(self) -> int: ...
+    @property
+    def remember_stats(self) -> Counters: ...
+    @property
+    def scheduler_running(self) -> bool: ...
+
+
+def _served(request: Request) -> Served:
+    served: Served = request.app.state.runtime  # app.main checks that the Runtime is one
+    return served
+
+
+@runtime_dependency
+async def get_jobs(request: Request) -> JobQueue:
+    return _served(request).jobs
+
+
+@runtime_dependency
+async def get_embedder(request: Request) -> Embedder:
+    return _served(request).embedder
+
+
+@runtime_dependency
+async def get_runtime_settings(request: Request) -> Settings:
+    return _served(request).settings
+
+
+@runtime_dependency
+async def get_llm(request: Request) -> LLMClient | None:
+    return _served(request).llm
+
+
+@runtime_dependency
+async def get_classification_stats(request: Request) -> ClassificationStats:
+    return _served(request).classification_stats
+
+
+@runtime_dependency
+async def get_runtime_keys(request: Request) -> RuntimeKeys:
+    keys = _served(request).runtime_keys
+    if keys is None:  # a process that serves no API (a worker) has no key registry
+        raise ServiceUnavailable("This process keeps no API keys")
+    return keys
+
+
+@runtime_dependency
+async def get_worker_slots(request: Request) -> int:
+    return _served(request).worker_slots
+
+
+@runtime_dependency
+async def get_remember_stats(request: Request) -> Counters:
+    return _served(request).remember_stats
+
+
+@runtime_dependency
+async def get_scheduler_running(request: Request) -> bool:
+    return _served(request).scheduler_running
 
 
 async def get_stores(request: Request) -> Stores:
@@ -106,25 +190,15 @@ async def get_scope(
 
 
 StoresDep = Annotated[Stores, Depends(get_stores)]
-JobsDep = Annotated[JobQueue, Depends(runtime_part("jobs"))]
-EmbedderDep = Annotated[Embedder, Depends(runtime_part("embedder"))]
-SettingsDep = Annotated[Settings, Depends(runtime_part("settings"))]
-LLMDep = Annotated[LLMClient | None, Depends(runtime_part("llm"))]
-ClassificationStatsDep = Annotated[
-    ClassificationStats, Depends(runtime_part("classification_stats"))
-]
-RuntimeKeysDep = Annotated[RuntimeKeys, Depends(runtime_part("runtime_keys"))]
-WorkerSlotsDep = Annotated[int, Depends(runtime_part("worker_slots"))]
-
-
-class Counters(Protocol):
-    """Counters a status page shows (e.g. /remember's extraction outcomes)."""
-
-    def as_dict(self) -> dict[str, Any]: ...
-
-
-RememberStatsDep = Annotated[Counters, Depends(runtime_part("remember_stats"))]
-SchedulerRunningDep = Annotated[bool, Depends(runtime_part("scheduler_running"))]
+JobsDep = Annotated[JobQueue, Depends(get_jobs)]
+EmbedderDep = Annotated[Embedder, Depends(get_embedder)]
+SettingsDep = Annotated[Settings, Depends(get_runtime_settings)]
+LLMDep = Annotated[LLMClient | None, Depends(get_llm)]
+ClassificationStatsDep = Annotated[ClassificationStats, Depends(get_classification_stats)]
+RuntimeKeysDep = Annotated[RuntimeKeys, Depends(get_runtime_keys)]
+WorkerSlotsDep = Annotated[int, Depends(get_worker_slots)]
+RememberStatsDep = Annotated[Counters, Depends(get_remember_stats)]
+SchedulerRunningDep = Annotated[bool, Depends(get_scheduler_running)]
 PrincipalDep = Annotated[Principal, Depends(require_principal)]
 OptionalPrincipalDep = Annotated[Principal | None, Depends(optional_principal)]
 AdminDep = Annotated[Principal, Depends(require_admin)]

@@ -3,6 +3,7 @@
 import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING
 
 from fastapi import Depends, FastAPI
 
@@ -36,8 +37,19 @@ from app.relations.router import router as relations_router
 from app.remember.profile_router import router as profile_router
 from app.remember.router import router as remember_router
 from app.remember.sessions_router import router as sessions_router
-from app.runtime import start_runtime
+from app.runtime import Runtime, start_runtime
 from app.webhooks.router import router as webhooks_router
+
+if TYPE_CHECKING:
+    from app.deps import Served
+    from app.memories.dependencies import MemoriesServed
+    from app.ops.router import OpsServed
+    from app.recall.dependencies import RecallServed
+
+    def _views(runtime: Runtime) -> tuple[Served, RecallServed, MemoriesServed, OpsServed]:
+        """Only type-checked: the Runtime has every part the routes' dependencies read."""
+        return runtime, runtime, runtime, runtime
+
 
 DESCRIPTION = (
     "Long-term memory for AI agents. FalkorDB holds the truth, Qdrant mirrors it for search. "

@@ -1,11 +1,11 @@
 """Path and query parameters of the memory routes, validated with clear messages."""
 
 import uuid
-from typing import Annotated
+from typing import Annotated, Protocol
 
-from fastapi import Depends, Path, Query
+from fastapi import Depends, Path, Query, Request
 
-from app.deps import runtime_part
+from app.deps import runtime_dependency
 from app.errors import BadRequest
 from app.memories.fields import MAX_TAG_CHARS, MAX_TAGS
 from app.memories.ttl import TtlTable
@@ -42,5 +42,22 @@ MemoryIdDep = Annotated[str, Depends(valid_memory_id)]
 TagsDep = Annotated[list[str], Depends(tag_list)]
 
 
-# Default time-to-live per memory type, from settings (app/memories/ttl.py).
-TtlDefaultsDep = Annotated[TtlTable, Depends(runtime_part("ttl_defaults"))]
+class MemoriesServed(Protocol):
+    """The parts of the Runtime the memory routes read."""
+
+    @property
+    def ttl_defaults(self) -> TtlTable: ...
+
+
+def _served(request: Request) -> MemoriesServed:
+    served: MemoriesServed = request.app.state.runtime  # app.main checks that the Runtime is one
+    return served
+
+
+@runtime_dependency
+async def get_ttl_defaults(request: Request) -> TtlTable:
+    """Default time-to-live per memory type, from settings (app/memories/ttl.py)."""
+    return _served(request).ttl_defaults
+
+
+TtlDefaultsDep = Annotated[TtlTable, Depends(get_ttl_defaults)]

@@ -1,12 +1,17 @@
 """Operator endpoints: health."""
 
 import asyncio
-from typing import Annotated, Literal
+from typing import Annotated, Literal, Protocol
 
 from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, Field
 
-from app.deps import EmbedderDep, OptionalPrincipalDep, StoresDep, runtime_part
+from app.deps import (
+    EmbedderDep,
+    OptionalPrincipalDep,
+    StoresDep,
+    runtime_dependency,
+)
 from app.embeddings import Embedder
 from app.errors import StoreUnavailable
 from app.models import to_iso, utc_now
@@ -15,8 +20,26 @@ from app.storage import Stores
 
 router = APIRouter(tags=["operations"])
 
-# The graph/vector count comparison (None in a process that has not started one).
-DriftDep = Annotated[DriftMonitor | None, Depends(runtime_part("drift"))]
+
+class OpsServed(Protocol):
+    """The parts of the Runtime the health routes read."""
+
+    @property
+    def drift(self) -> DriftMonitor | None: ...
+
+
+def _served(request: Request) -> OpsServed:
+    served: OpsServed = request.app.state.runtime  # app.main checks that the Runtime is one
+    return served
+
+
+@runtime_dependency
+async def get_drift(request: Request) -> DriftMonitor | None:
+    """The graph/vector count comparison (None in a process that has not started one)."""
+    return _served(request).drift
+
+
+DriftDep = Annotated[DriftMonitor | None, Depends(get_drift)]
 
 StoreState = Literal["connected", "disconnected", "degraded"]
 
