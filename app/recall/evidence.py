@@ -30,14 +30,16 @@ come after the results and are marked `expanded`, and they start only from resul
 the floor and the gate, so an unrelated query expands nothing.
 """
 
-from collections.abc import Iterable, Mapping
+import asyncio
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
 
 from app.recall.constants import STRONG_TERMS
-from app.storage.vectors import VectorIndex
+from app.scope import Scope
+from app.storage.vectors import VectorFilter, VectorIndex
 from app.storage.vectors.bm25 import document_terms, query_terms
 
 CACHED_CONTENT = 2000  # characters: the terms of a content up to this long are kept
@@ -91,28 +93,33 @@ def _content_terms(content: str) -> frozenset[int]:
 _cached_content_terms = lru_cache(maxsize=8192)(_content_terms)
 
 
-async def stored_vectors(vectors: VectorIndex, ids: Iterable[str]) -> dict[str, np.ndarray]:
-    """The dense vectors of these memories; {} if the index cannot be read (keywords decide)."""
-    wanted = list(ids)
-    if not wanted:
+async def similarities(
+    vectors: VectorIndex, scope: Scope, query: QueryVectors, ids: Sequence[str]
+) -> dict[str, float]:
+    """The best cosine of each of these memories to the query's vectors, scored by the index
+    itself (a dense search restricted to the ids: no vector leaves the engine, which costs less
+    than reading them); {} if the index cannot be read (keywords decide)."""
+    if not ids or not query.vectors:
         return {}
+    only = VectorFilter(scope=scope, ids=list(ids), include_archived=True)
+    searches = [
+        vectors.search_dense(v.tolist(), only, len(ids), with_payload=False) for v in query.vectors
+    ]
     try:
-        records = await vectors.retrieve(wanted, with_payload=False)
+        found = await asyncio.gather(*searches)
     except Exception:  # the index is down: the caller already reports it as degraded
         return {}
-    return {
-        memory_id: np.asarray(record.dense, dtype=np.float32)
-        for memory_id, record in records.items()
-        if record.dense is not None
-    }
+    best: dict[str, float] = {}
+    for hits in found:
+        for hit in hits:
+            best[hit.id] = max(hit.score, best.get(hit.id, -1.0))
+    return best
 
 
-def similarity(query: QueryVectors, stored: np.ndarray | None, known: float | None) -> float | None:
-    """The best cosine of the memory to any of the query's vectors (`known`: the dense
-    channel's score, if it found the memory)."""
-    scores = [float(np.dot(v, stored)) for v in query.vectors] if stored is not None else []
-    if known is not None:
-        scores.append(known)
+def similarity(stored: float | None, known: float | None) -> float | None:
+    """The memory's best similarity to its query: the index's score of its stored vector, or
+    the dense channel's (`known`), if it found the memory."""
+    scores = [s for s in (stored, known) if s is not None]
     return max(scores) if scores else None
 
 

@@ -1,6 +1,7 @@
 """The select step: the state rule, each candidate's own evidence, the floor and the gate, the
 score, and the order (rank.py scores; evidence.py judges relevance)."""
 
+import asyncio
 import logging
 from dataclasses import dataclass
 from datetime import datetime
@@ -91,9 +92,7 @@ async def _judge(
         if "dense" not in pool.best[memory_id].candidate.scores
         or len(pool.vectors[pool.best[memory_id].query].vectors) > 1
     ]
-    has_vectors = any(v.vectors for v in pool.vectors.values())
-    vectors = search.stores.vectors
-    stored = await evidence.stored_vectors(vectors, wanted) if has_vectors else {}
+    stored = await _stored_similarities(search, pool, wanted)
     asked = await _asked_attributes(search, pool, facts)
     judged = {}
     personal = {query: asks_about_user(query) for query in pool.terms}
@@ -101,15 +100,28 @@ async def _judge(
         candidate, query, _ = pool.best[memory_id]
         terms = pool.terms[query]
         judged[memory_id] = evidence.Evidence(
-            similarity=evidence.similarity(
-                pool.vectors[query], stored.get(memory_id), candidate.scores.get("dense")
-            ),
+            similarity=evidence.similarity(stored.get(memory_id), candidate.scores.get("dense")),
             terms=evidence.shared_terms(terms, rank.text_of(props)),
             query_terms=len(terms),
             attribute=attribute_evidence.fills(props.get("slot"), asked.get(query, frozenset())),
             about_asker=personal.get(query, False) and props.get("role") == "user",
         )
     return judged
+
+
+async def _stored_similarities(search: Search, pool: Pool, wanted: list[str]) -> dict[str, float]:
+    """Each wanted memory's similarity to the query it matched best (its vectors), by the index."""
+    by_query: dict[str, list[str]] = {}
+    for memory_id in wanted:
+        by_query.setdefault(pool.best[memory_id].query, []).append(memory_id)
+    found = await asyncio.gather(
+        *(
+            evidence.similarities(search.stores.vectors, search.scope, pool.vectors[query], ids)
+            for query, ids in by_query.items()
+            if query in pool.vectors
+        )
+    )
+    return {memory_id: score for scores in found for memory_id, score in scores.items()}
 
 
 async def _asked_attributes(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
@@ -195,6 +196,27 @@ async def test_dense_search_ranks_nearer_vector_first(harness: Harness) -> None:
     assert len(await index.search_dense(vec(1, 0), flt(), 2)) == 2
     bare = await index.search_dense(vec(1, 0), flt(), 10, with_payload=False)
     assert [(h.id, h.payload) for h in bare] == [(h.id, {}) for h in hits]
+
+
+async def test_a_dense_search_over_given_ids_scores_each_of_them_by_cosine(
+    harness: Harness,
+) -> None:
+    """How recall reads a candidate's similarity (app/recall/evidence.py): every id asked for
+    comes back, the farthest and the archived too, scored as the cosine of its stored vector."""
+    index = harness.index
+    stored = [vec(1, 0.1), vec(1, 1), vec(0, 1), vec(-1, 0.2)]
+    points = [point(v) for v in stored]
+    points[3] = point(stored[3], body=payload(archived=True), pid=points[3].id)
+    others = [point(vec(1, 0.05)) for _ in range(20)]
+    await index.upsert(points + others)
+
+    wanted = [p.id for p in points]
+    only = flt(ids=wanted, include_archived=True)
+    hits = await index.search_dense(vec(1, 0), only, len(wanted), with_payload=False)
+
+    cosines = {p.id: v[0] / math.hypot(*v[:2]) for p, v in zip(points, stored, strict=True)}
+    assert {h.id: h.score for h in hits} == pytest.approx(cosines, abs=1e-3)
+    assert len(await index.search_dense(vec(1, 0), flt(ids=wanted), 10)) == 3  # not archived
 
 
 async def test_sparse_search_finds_only_docs_with_the_word(harness: Harness) -> None:
