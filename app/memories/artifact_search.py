@@ -213,7 +213,7 @@ async def search(
             if scores[position] >= floor:
                 scored.append((float(scores[position]), memory_id, meta, index.spans[position]))
     scored.sort(key=lambda item: -item[0])
-    outcome.hits = [await _hit(files, scope, *item) for item in scored[:limit]]
+    outcome.hits = await _hits(files, scope, scored[:limit])
     return outcome
 
 
@@ -243,17 +243,20 @@ async def _text_artifacts(stores: Stores, scope: Scope) -> list[tuple[str, Artif
     ][:MAX_ARTIFACTS]
 
 
-async def _hit(
+async def _hits(
     files: ArtifactStore,
     scope: Scope,
-    score: float,
-    memory_id: str,
-    meta: ArtifactMeta,
-    span: tuple[int, int],
-) -> ArtifactHit:
-    raw = await asyncio.to_thread(files.read, scope.user_id, memory_id, meta.id)
-    text = raw.decode("utf-8", errors="replace")[span[0] : span[1]]
-    return ArtifactHit(memory_id, meta, span[0], span[1], text, score)
+    scored: list[tuple[float, str, ArtifactMeta, tuple[int, int]]],
+) -> list[ArtifactHit]:
+    """The chunks' text, each artifact read once however many of its chunks are hits."""
+    texts: dict[str, str] = {}
+    hits = []
+    for score, memory_id, meta, (start, end) in scored:
+        if meta.id not in texts:
+            raw = await asyncio.to_thread(files.read, scope.user_id, memory_id, meta.id)
+            texts[meta.id] = raw.decode("utf-8", errors="replace")
+        hits.append(ArtifactHit(memory_id, meta, start, end, texts[meta.id][start:end], score))
+    return hits
 
 
 def _unit_rows(matrix: np.ndarray) -> np.ndarray:

@@ -148,3 +148,23 @@ async def test_binary_artifacts_are_not_searched(client):
     binary_id = created.json()["artifact"]["id"]
     found = (await search(client, "scan"))["artifacts"]["results"]
     assert all(h["artifact"]["id"] != binary_id for h in found)
+
+
+async def test_many_hits_of_several_artifacts_each_show_their_own_text(client):
+    """The chunks' text is read once per artifact and request: each hit still shows its own."""
+    memory_id = await new_memory(client)
+    texts = {"a.md": FILLER * 20, "b.md": FILLER.replace("printers", "scanners") * 20}
+    made = {}
+    for filename, text in texts.items():
+        created = await attach(client, memory_id, filename=filename, content=text)
+        made[created.json()["artifact"]["id"]] = text
+        await wait_for_index(client, "alice", memory_id, created.json()["artifact"]["id"])
+
+    hits = (await search(client, "which office supplies were ordered?", limit=10))["artifacts"][
+        "results"
+    ]
+    mine = [hit for hit in hits if hit["artifact"]["id"] in made]
+    assert {hit["artifact"]["id"] for hit in mine} == set(made) and len(mine) > len(made)
+    for hit in mine:
+        text = made[hit["artifact"]["id"]]
+        assert text[hit["offset"] : hit["offset"] + hit["length"]] == hit["content"]
