@@ -20,15 +20,14 @@ import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from app.auth import build_keyring
+from app.auth.runtime_keys import Authenticator, KeyPolicy, RuntimeKeys
+from app.storage.falkordb_server import EmbeddedFalkorDB
+from app.storage.graph import GraphStore
+from app.storage.schema import migrate
+from bench._engram import free_port, percentiles
 
-from app.auth import build_keyring  # noqa: E402
-from app.auth.runtime_keys import Authenticator, KeyPolicy, RuntimeKeys  # noqa: E402
-from app.storage.falkordb_server import EmbeddedFalkorDB  # noqa: E402
-from app.storage.graph import GraphStore  # noqa: E402
-from app.storage.schema import migrate  # noqa: E402
-from bench._engram import free_port, percentiles  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 CONFIGURED = {f"configured-key-{n}-0123456789abcdef": f"user{n}" for n in range(3)}
 

@@ -51,11 +51,8 @@ from typing import Any
 
 import httpx
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from bench import locomo  # noqa: E402
-from bench._engram import (  # noqa: E402
+from bench import locomo
+from bench._engram import (
     free_port,
     load_average,
     percentiles,
@@ -63,6 +60,8 @@ from bench._engram import (  # noqa: E402
     stop_engram,
     wait_ready,
 )
+
+ROOT = Path(__file__).resolve().parents[1]
 
 USER_KEY = "concurrency-bench-user-key-0123456789"
 ADMIN_KEY = "concurrency-bench-admin-key-0123456789"

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/failover.py            # writes bench/results/2026-12-02-failover.md
 
-A primary, two replicas and three sentinels on free local ports (tests/sentinel_cluster.py;
+A primary, two replicas and three sentinels on free local ports (bench/sentinel_cluster.py;
 down-after 1 s); Engram in this process, connected through the sentinels. A few clients write
 memories, each with its own Idempotency-Key, retrying a refused write with the same key. Then a
 burst of concurrent writes, and the primary is SIGKILLed while the burst is in flight. Measured:
@@ -27,11 +27,9 @@ from pathlib import Path
 
 import httpx
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from app.config import Settings  # noqa: E402
-from app.main import create_app  # noqa: E402
-from tests.sentinel_cluster import SentinelCluster  # noqa: E402
+from app.config import Settings
+from app.main import create_app
+from bench.sentinel_cluster import SentinelCluster
 
 KEY = "bench-key-0123456789abcdef"
 HEADERS = {"Authorization": f"Bearer {KEY}"}

