@@ -218,6 +218,9 @@ class Settings(BaseSettings):
     remember_max_messages: int = Field(50, ge=1, validation_alias="REMEMBER_MAX_MESSAGES")
     remember_max_chars: int = Field(32000, ge=1, validation_alias="REMEMBER_MAX_CHARS")
     remember_rate_per_minute: int = Field(120, ge=1, validation_alias="REMEMBER_RATE_PER_MINUTE")
+    # Erasures (`erase=true` on DELETE /memory/{id} and DELETE /me) per user and minute: each
+    # rewrites the vector shard and the graph's append-only file, which hold every user's data.
+    erase_rate_per_minute: int = Field(30, ge=1, validation_alias="ERASE_RATE_PER_MINUTE")
     # Transcript turns (every message /remember keeps verbatim) are deleted by the hourly
     # retention job this many days after they were said; 0 = kept for good (the default).
     transcript_retention_days: float = Field(0, ge=0, validation_alias="TRANSCRIPT_RETENTION_DAYS")

@@ -42,6 +42,8 @@ RAISES: dict[str, set[int]] = {
     "associate": {404},
     "dissociate": {404},
     "remember": {413, 429},
+    "delete_memory": {429},  # erase=true: ERASE_RATE_PER_MINUTE
+    "delete_my_memories": {429},
     "backup": {400},
     "restore": {400, 409, 413},
     "erase_any_memory": {404},

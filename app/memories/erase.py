@@ -15,11 +15,14 @@ import logging
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from app.config import Settings
 from app.errors import MemoryNotFound
 from app.jobs.forget import erase_user_jobs
+from app.jobs.queue import JobQueue
 from app.memories import artifacts
 from app.memories.windows import clear_windows_holding
 from app.models import to_iso, utc_now
+from app.ratelimit import check_rate
 from app.scope import Scope
 from app.storage import Stores, disk, erasure
 from app.webhooks.events import ERASED, emit_memories
@@ -47,6 +50,14 @@ class ErasureReport:
         data = asdict(self)
         data["erased_count"] = len(self.erased)
         return data
+
+
+async def count_erasure(jobs: JobQueue, settings: Settings, user_id: str) -> None:
+    """Counts one erasure asked by a user; RateLimited past ERASE_RATE_PER_MINUTE (each
+    rewrites files that hold every user's data). The admin's erasures are not counted."""
+    await check_rate(
+        jobs.redis, jobs.namespace, "erasures", user_id, settings.erase_rate_per_minute
+    )
 
 
 async def erase_memory(

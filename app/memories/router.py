@@ -6,11 +6,11 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 
-from app.deps import PrincipalDep, ScopeDep, StoresDep
+from app.deps import JobsDep, PrincipalDep, ScopeDep, SettingsDep, StoresDep
 from app.http_idempotency import IdempotencyKey, Reply, respond_once
 from app.memories import service
 from app.memories.dependencies import MemoryIdDep, TagsDep, TtlDefaultsDep
-from app.memories.erase import erase_memory
+from app.memories.erase import count_erasure, erase_memory
 from app.memories.schemas import (
     BatchCreate,
     BatchResponse,
@@ -199,14 +199,18 @@ async def delete_memory(
     stores: StoresDep,
     scope: ScopeDep,
     principal: PrincipalDep,
+    jobs: JobsDep,
+    settings: SettingsDep,
     erase: bool = False,
 ) -> DeleteResponse:
     """Deletes a memory from every read; a tombstone and the final revision remain.
 
     `erase=true` removes its content everywhere instead (every revision, the vector, entities
     and summaries derived from it): only a tombstone of ids, times and the content hash stays.
+    At most ERASE_RATE_PER_MINUTE erasures per user and minute (429 with Retry-After past it).
     """
     if erase:
+        await count_erasure(jobs, settings, scope.user_id)
         report = await erase_memory(stores, memory_id, actor=principal.actor, scope=scope)
         return DeleteResponse(
             memory_id=memory_id,

@@ -11,9 +11,9 @@ from fastapi import APIRouter, Depends, Query
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
-from app.deps import PrincipalDep, ScopeDep, StoresDep
+from app.deps import JobsDep, PrincipalDep, ScopeDep, SettingsDep, StoresDep
 from app.errors import BadRequest, Forbidden
-from app.memories.erase import erase_user
+from app.memories.erase import count_erasure, erase_user
 from app.memories.user_data import delete_all
 from app.ops.portable import export_lines
 
@@ -67,6 +67,8 @@ async def delete_my_memories(
     user_id: UserIdDep,
     stores: StoresDep,
     principal: PrincipalDep,
+    jobs: JobsDep,
+    settings: SettingsDep,
     confirm: Annotated[
         str | None, Query(max_length=200, description="Your user id, to confirm.")
     ] = None,
@@ -78,10 +80,11 @@ async def delete_my_memories(
     revision (as DELETE /memory/{id}). `erase=true` erases instead, as the operator's
     DELETE /admin/users/{user_id}: every memory ever held with all revisions, the vectors, your
     sessions, patterns and entities; only tombstones (ids, times, content hash) and audit
-    events stay."""
+    events stay. Erasures count towards ERASE_RATE_PER_MINUTE (429 with Retry-After past it)."""
     if confirm != user_id:
         raise BadRequest(f"Deleting all your memories needs confirm={user_id} (your user id)")
     if erase:
+        await count_erasure(jobs, settings, user_id)
         report = await erase_user(stores, user_id, actor=principal.actor)
         return DeleteMeResponse(
             user_id=user_id,

@@ -16,9 +16,9 @@ from app.errors import NotFound, PayloadTooLarge
 from app.http_idempotency import IdempotencyKey, Reply, respond_once
 from app.memories.fields import AgentId, Labels, Timestamp
 from app.models import utc_now
+from app.ratelimit import check_rate
 from app.remember.facts import Turn
 from app.remember.pipeline import Conversation
-from app.remember.ratelimit import check_rate
 from app.remember.tasks import enqueue_remember, remember_job_id_prefix
 from app.remember.transcript import with_message_ids
 from app.scope import Scope
@@ -128,7 +128,11 @@ async def remember(
 
     async def write(claim: Claim | None) -> Reply:
         await check_rate(
-            jobs.redis, jobs.namespace, scope.user_id, settings.remember_rate_per_minute
+            jobs.redis,
+            jobs.namespace,
+            "/remember calls",
+            scope.user_id,
+            settings.remember_rate_per_minute,
         )
         if claim is None:
             return accepted(await enqueue_remember(jobs, talk))

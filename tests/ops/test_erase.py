@@ -186,3 +186,31 @@ async def test_the_admin_erases_one_memory_of_any_user(client: httpx.AsyncClient
         "/admin/memories/00000000-0000-0000-0000-000000000000", headers=ADMIN
     )
     assert missing.status_code == 404
+
+
+async def test_erasures_past_the_rate_are_429_and_erase_nothing(
+    falkordb_url: str, tmp_path: Path
+) -> None:
+    """Each erasure rewrites files that hold every user's data: a user gets
+    ERASE_RATE_PER_MINUTE of them; the next is refused whole, and other users and the admin
+    are not held back."""
+    settings = test_settings(tmp_path, falkordb_url=falkordb_url, erase_rate_per_minute=2)
+    async with running_client(settings) as client:
+        ids = [await store(client, f"Alice's note number {n} about the garden.") for n in range(3)]
+        codes = [
+            (await client.delete(f"/memory/{i}", params={"erase": "true"}, headers=ALICE))
+            for i in ids
+        ]
+        assert [c.status_code for c in codes] == [200, 200, 429]
+        assert 1 <= int(codes[2].headers["Retry-After"]) <= 61
+        assert "at most 2 per minute" in codes[2].json()["message"]
+        assert (await client.get(f"/memory/{ids[2]}", headers=ALICE)).status_code == 200
+        me = await client.delete("/me", params={"erase": "true", "confirm": "alice"}, headers=ALICE)
+        assert me.status_code == 429
+        assert (await client.get(f"/memory/{ids[2]}", headers=ALICE)).status_code == 200
+
+        bobs = await store(client, "Bob's note about the shed.", headers=BOB)
+        erased = await client.delete(f"/memory/{bobs}", params={"erase": "true"}, headers=BOB)
+        assert erased.status_code == 200
+        by_admin = await client.delete(f"/admin/memories/{ids[2]}", headers=ADMIN)
+        assert by_admin.status_code == 200, by_admin.text
