@@ -18,10 +18,8 @@ from collections import Counter
 from datetime import timedelta
 
 from app.errors import StoreUnavailable
-from app.models import MemoryProps, to_iso, utc_now
+from app.models import to_iso, utc_now
 from app.storage.graph import GraphStore
-from app.storage.mirror import vector_payload
-from app.storage.records import memory_from_properties
 from app.storage.vectors import VectorIndex
 
 log = logging.getLogger(__name__)
@@ -38,7 +36,7 @@ UNWIND $rows AS row
 MATCH (m:Memory {id: row.id}) WHERE m.user_id = row.user_id
 SET m.last_accessed = $now, m.access_count = coalesce(m.access_count, 0) + row.n,
     m.expires_at = coalesce(row.expires_at, m.expires_at)
-RETURN CASE WHEN row.expires_at IS NULL THEN NULL ELSE properties(m) END
+RETURN CASE WHEN row.expires_at IS NULL THEN NULL ELSE m.id END, m.expires_at
 """
 
 
@@ -73,19 +71,25 @@ class AccessRecorder:
         if not rows:
             return 0
         renewed = await self.graph.query(REINFORCE, {"rows": rows, "now": stamp})
-        await self._mirror([props for (props,) in renewed if props])
+        await self._mirror([(memory_id, expires) for memory_id, expires in renewed if memory_id])
         return len(rows)
 
-    async def _mirror(self, renewed: list[MemoryProps]) -> None:
-        """The new expires_at into the vector payloads; a failure is left to the sync job."""
-        if self.vectors is None:
+    async def _mirror(self, renewed: list[tuple[str, str]]) -> None:
+        """The new expires_at into the vector payloads, the one field reinforcement changes
+        there: one update per distinct value (the memories of one TTL share it), not a payload
+        rewrite per memory. A failure is left to the sync job."""
+        if self.vectors is None or not renewed:
             return
-        for props in renewed:
-            memory = memory_from_properties(props)
+        by_value: dict[str, list[str]] = {}
+        for memory_id, expires_at in renewed:
+            by_value.setdefault(expires_at, []).append(memory_id)
+        for expires_at, ids in by_value.items():
             try:
-                await self.vectors.set_payload(memory.id, vector_payload(memory))
-            except Exception:  # not embedded yet, or the index is down: sync repairs it
-                log.warning("vector payload of %s not updated after reinforcement", memory.id)
+                await self.vectors.set_payload_fields(ids, {"expires_at": expires_at})
+            except Exception:  # the index is down: the sync job repairs the payloads
+                log.warning(
+                    "vector payloads of %d memories not updated after reinforcement", len(ids)
+                )
 
     async def run(self) -> None:
         """Flushes every interval until cancelled; flushes once more on the way out."""

@@ -336,6 +336,24 @@ async def test_set_payload_overwrites_and_keeps_vectors(harness: Harness) -> Non
         await index.set_payload(new_id(), new_body)
 
 
+async def test_set_payload_fields_changes_those_fields_of_the_points_that_exist(
+    harness: Harness,
+) -> None:
+    index = harness.index
+    first, second, other = (point(axis(i), f"walrus {i}") for i in range(3))
+    await index.upsert([first, second, other])
+
+    await index.set_payload_fields([first.id, second.id, new_id()], {"expires_at": "2027-01-01"})
+
+    found = await index.retrieve([first.id, second.id, other.id])
+    for changed in (first, second):
+        assert found[changed.id].payload == {**changed.payload, "expires_at": "2027-01-01"}
+        assert found[changed.id].has_dense
+    assert found[other.id].payload == other.payload
+    assert [h.id for h in await index.search_sparse("walrus", flt(), 5)] != []
+    await index.set_payload_fields([], {"expires_at": "2028-01-01"})  # nothing to do
+
+
 async def test_delete_removes_points_and_ignores_missing(harness: Harness) -> None:
     index = harness.index
     keep, gone = point(axis(0), "keep this memory"), point(axis(0), "delete this memory")

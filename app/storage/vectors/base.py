@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from app.scope import Scope
 from app.storage.vectors.errors import VectorDimensionMismatch as VectorDimensionMismatch
@@ -305,6 +305,10 @@ class VectorIndex(Protocol):
 
     async def set_payload(self, point_id: str, payload: dict) -> None:
         """Replace a point's whole payload, keeping its vectors."""
+
+    async def set_payload_fields(self, ids: Sequence[str], fields: dict[str, Any]) -> None:
+        """Set these fields in the payloads of the points of `ids` that exist, keeping their
+        other fields and their vectors; unknown ids are ignored."""
 
     async def delete(self, ids: Sequence[str]) -> None:
         """Delete points; unknown ids are ignored."""

@@ -51,13 +51,14 @@ from app.storage.vectors.edge_shard import (
     edge_sparse,
     ensure_payload_indexes,
     flush_and_close,
+    flush_then_record,
     overwrite_payload_sync,
     query_batch_sync,
     recreate_dense_sync,
     scroll_page,
+    set_fields_sync,
     set_windows_sync,
     upsert_sync,
-    write_atomically,
 )
 
 T = TypeVar("T")
@@ -136,6 +137,11 @@ class EdgeVectorIndex:
         """Overwrite the whole payload of an existing point."""
         pid = normalise_id(point_id)
         await self._call(partial(overwrite_payload_sync, pid, payload))
+
+    async def set_payload_fields(self, ids: Sequence[str], fields: dict[str, Any]) -> None:
+        """Sets these payload fields of the points of `ids` that exist; the others stay."""
+        if ids:
+            await self._call(partial(set_fields_sync, [normalise_id(i) for i in ids], fields))
 
     async def delete(self, ids: Sequence[str]) -> None:
         """Delete points; unknown ids are ignored."""
@@ -269,12 +275,7 @@ class EdgeVectorIndex:
     async def set_embedding_model(self, model: str) -> None:
         """Written to MODEL_FILE atomically, after everything before it is flushed."""
         record = json.dumps({"model": model})
-
-        def flush_then_record(shard: qe.EdgeShard) -> None:
-            shard.flush()
-            write_atomically(self.path / MODEL_FILE, record)
-
-        await self._call(flush_then_record)
+        await self._call(partial(flush_then_record, self.path / MODEL_FILE, record))
         self._model = model
 
     async def drop_dense(self) -> None:

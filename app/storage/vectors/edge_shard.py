@@ -112,6 +112,21 @@ def set_windows_sync(vectors: dict[str, list[float]], shard: qe.EdgeShard) -> No
         shard.update(qe.UpdateOperation.update_vectors(update[start : start + UPSERT_CHUNK]))
 
 
+def set_fields_sync(ids: list[str], fields: dict[str, Any], shard: qe.EdgeShard) -> None:
+    """Sets `fields` in the payloads of the points of `ids` that exist, keeping their other
+    fields (runs on the shard thread)."""
+    wanted: list[Any] = list(ids)
+    present: list[Any] = [str(r.id) for r in shard.retrieve(wanted, False, False)]
+    if present:
+        shard.update(qe.UpdateOperation.set_payload(present, fields))
+
+
+def flush_then_record(path: Path, text: str, shard: qe.EdgeShard) -> None:
+    """Flushes the shard, then writes `text` to `path` atomically."""
+    shard.flush()
+    write_atomically(path, text)
+
+
 def write_atomically(path: Path, text: str) -> None:
     """Replaces `path` with `text` so that a crash leaves the old file or the new, never half."""
     partial_file = path.with_name(path.name + ".tmp")

@@ -131,6 +131,18 @@ class RemoteVectorIndex:
             raise VectorPointNotFound(f"no vector point {pid}")
         await self._api.overwrite_payload(self.collection, payload, points=[pid], wait=True)
 
+    async def set_payload_fields(self, ids: Sequence[str], fields: dict[str, Any]) -> None:
+        """Sets these payload fields of the points of `ids` that exist; the others stay."""
+        wanted = [normalise_id(i) for i in ids]
+        if not wanted:
+            return
+        found = await self._api.retrieve(
+            self.collection, wanted, with_payload=False, with_vectors=False
+        )
+        if found:
+            present = [str(r.id) for r in found]
+            await self._api.set_payload(self.collection, fields, points=present, wait=True)
+
     async def delete(self, ids: Sequence[str]) -> None:
         """Delete points; unknown ids are ignored."""
         if ids:
