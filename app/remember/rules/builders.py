@@ -261,16 +261,6 @@ def employer_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
     return make_fact(c, WORK, content, slot="employer", value=value)
 
 
-def work_as_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
-    """ "I work as a nurse (in Leeds)"."""
-    value = work_value(m, c)
-    if not value:
-        return None
-    rest = rest_of(m["rest"] or "", c)
-    content = f"{c.name} works as {value}{rest or ''}"
-    return make_fact(c, WORK, content, slot="job_title", value=slot_key(value))
-
-
 def job_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
     title = m["value"].lower()
     rest = rest_of(m["rest"] or "", c)

@@ -105,7 +105,6 @@ USER_RULES = (
     Rule(patterns.ALLERGIC, partial(builders.allergy_fact, phrase="is allergic to {}")),
     Rule(patterns.ALLERGY, partial(builders.allergy_fact, phrase="has a {} allergy")),
     Rule(patterns.WORK_AT, builders.employer_fact),
-    Rule(patterns.WORK_AS, builders.work_as_fact),
     Rule(patterns.JOB, builders.job_fact),
     Rule(patterns.LIVE_IN, partial(builders.place_fact, phrase="lives in", slot="residence")),
     Rule(
@@ -114,7 +113,6 @@ USER_RULES = (
         Dates.MAYBE_PAST,
     ),
     Rule(patterns.FROM, partial(builders.place_fact, phrase="is from", slot="origin")),
-    Rule(patterns.GREW_UP, partial(builders.place_fact, phrase="grew up in", slot="hometown")),
     Rule(patterns.LIKE, builders.like_fact),
     Rule(patterns.FAN, builders.fan_fact),
     Rule(patterns.GOING_TO, builders.going_to_fact, Dates.FUTURE),

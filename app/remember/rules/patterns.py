@@ -137,10 +137,6 @@ ALLERGY = re.compile(
 WORK_AT = re.compile(
     rf"I(?:\s+{NOW}work|{AM}\s+{NOW}working)\s+(?P<prep>at|for)\s+(?P<value>.+)", re.I
 )
-WORK_AS = re.compile(
-    rf"I(?:\s+{NOW}work|{AM}\s+{NOW}working)\s+as\s+(?P<value>.+?)(?P<rest>\s+(?:at|for|in)\s+.+)?",
-    re.I,
-)
 JOB = re.compile(
     rf"I{AM}\s+{NOW}(?P<article>an?)\s+(?P<value>(?:[\w-]+\s+){{0,3}}?(?:{OCCUPATIONS}))"
     r"(?P<rest>\s+(?:at|for|in)\s+.+)?",
@@ -155,7 +151,6 @@ MOVED = re.compile(
 FROM = re.compile(
     rf"I(?:{AM}\s+(?:originally\s+)?from|\s+(?:originally\s+)?come\s+from)\s+(?P<value>.+)", re.I
 )
-GREW_UP = re.compile(r"I\s+grew\s+up\s+in\s+(?P<value>.+)", re.I)
 LIKE = re.compile(
     rf"I\s+{INTENSIFIERS}(?P<verb>like|love|enjoy|adore|prefer|hate|dislike|detest|loathe|"
     r"can't\s+stand|cannot\s+stand)\s+(?P<value>.+)",
