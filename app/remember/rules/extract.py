@@ -92,7 +92,6 @@ USER_RULES = (
     Rule(patterns.MY_ATTRIBUTE, builders.attribute_fact),
     Rule(patterns.RELATION_NAMED, partial(builders.relation_fact, verb="is named")),
     Rule(patterns.SPOUSE_IS, partial(builders.relation_fact, verb="is", needs_person=True)),
-    Rule(patterns.HAVE, builders.have_fact),
     Rule(patterns.STATUS, builders.status_fact),
     Rule(
         patterns.GOT_STATUS,

@@ -26,9 +26,6 @@ def alternation(*groups: Iterable[str]) -> str:
 
 RELATIONS = alternation(lex.RELATIONS, lex.RELATION_PHRASES)
 PETS = alternation(lex.PETS, lex.PET_PHRASES)
-COUNTED = (
-    rf"(?:{PETS})s?|puppies|kids?|children|child|sons?|daughters?|brothers?|sisters?|siblings?"
-)
 OCCUPATIONS = alternation(lex.OCCUPATIONS, lex.OCCUPATION_PHRASES)
 WEEKDAY_NAMES = "|".join(WEEKDAYS)
 FREQUENCY = (
@@ -83,11 +80,6 @@ RELATION_NAMED = re.compile(
 )
 SPOUSE_IS = re.compile(
     r"my\s+(?P<rel>wife|husband|partner|girlfriend|boyfriend|fianc[eé]e?)\s+is\s+(?P<value>.+)",
-    re.I,
-)
-HAVE = re.compile(
-    rf"I\s+(?:have|'ve\s+got|have\s+got)\s+(?P<count>an?|one|two|three|four|five|six|[1-9])\s+"
-    rf"(?P<kind>{COUNTED})(?:\s+(?:named|called)\s+(?P<names>.+))?",
     re.I,
 )
 STATUS = re.compile(
