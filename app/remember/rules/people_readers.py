@@ -1,5 +1,5 @@
-"""Readers of what the speaker has, keeps and lives with: pets, children, vehicles and things,
-partners and marriages, goals and projects (see app/remember/rules/readers.py)."""
+"""Readers of what the speaker has, keeps and lives with: pets, children and siblings, vehicles
+and things, partners and marriages, goals and projects (see app/remember/rules/readers.py)."""
 
 import re
 
