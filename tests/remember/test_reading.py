@@ -70,6 +70,13 @@ def facts(text: str, role: str = "user") -> list[tuple[str, str | None, str | No
             "pet:biscuit",
             "active",
         ),
+        ("I have two sisters", "User has two sisters.", "family:sister", "2"),
+        (
+            "I have a sister named Anna",
+            "User has a sister named Anna.",
+            "family:sister",
+            "Anna",
+        ),
         ("I own a 3D printer", "User owns a 3D printer.", "possession:3d printer", "active"),
         (
             "I drive a 2012 Honda Civic",

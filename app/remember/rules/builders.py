@@ -14,7 +14,6 @@ from app import lexicon as lex
 from app.remember.attributes import ACTIVE, slot_for
 from app.remember.facts import ASSISTANT, ExtractedFact
 from app.remember.rules.clauses import Clause, is_person_entity, tagged
-from app.remember.rules.dates import NUMBER_WORDS
 from app.remember.rules.fact_kinds import (
     AGE_KIND,
     DIET_KIND,
@@ -164,30 +163,6 @@ def relation_fact(
     return make_fact(c, FAMILY, content, slot=relation_slot(relation), value=name)
 
 
-def names_list(raw: str | None) -> str | None:
-    """Names joined by "and" ("Rex and Luna"), or None if any part is not a name."""
-    parts = re.split(r"\s*,\s*|\s+and\s+", raw or "")
-    names = [person_name(part) for part in parts]
-    return " and ".join(n for n in names if n) if raw and all(names) else None
-
-
-def have_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
-    count = m["count"].lower()
-    names = names_list(m["names"])
-    if m["names"] and not names:
-        return None
-    number = int(count) if count.isdigit() else NUMBER_WORDS[count]
-    if names and len(names.split(" and ")) != number:
-        names = None  # "two cats named Tom, …": the list went on past the clause
-    kind_word = m["kind"].lower()
-    singular = "child" if kind_word == "children" else re.sub(r"ies$", "y", kind_word)
-    singular = singular if singular.endswith("y") else singular.removesuffix("s")
-    family = "pet" if re.fullmatch(PETS, singular) else "family"
-    named = f" named {names}" if names else ""
-    content = f"{c.name} has {count} {kind_word}{named}"
-    return make_fact(c, FAMILY, content, slot=f"{family}:{singular}", value=names or str(number))
-
-
 def status_fact(
     m: re.Match[str], c: Clause, *, verb: str = "is", kind: Kind = FAMILY
 ) -> ExtractedFact | None:
@@ -259,16 +234,6 @@ def employer_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
         return None
     content = f"{c.name} works {m['prep'].lower()} {value}"
     return make_fact(c, WORK, content, slot="employer", value=value)
-
-
-def work_as_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:
-    """ "I work as a nurse (in Leeds)"."""
-    value = work_value(m, c)
-    if not value:
-        return None
-    rest = rest_of(m["rest"] or "", c)
-    content = f"{c.name} works as {value}{rest or ''}"
-    return make_fact(c, WORK, content, slot="job_title", value=slot_key(value))
 
 
 def job_fact(m: re.Match[str], c: Clause) -> ExtractedFact | None:

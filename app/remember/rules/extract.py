@@ -92,7 +92,6 @@ USER_RULES = (
     Rule(patterns.MY_ATTRIBUTE, builders.attribute_fact),
     Rule(patterns.RELATION_NAMED, partial(builders.relation_fact, verb="is named")),
     Rule(patterns.SPOUSE_IS, partial(builders.relation_fact, verb="is", needs_person=True)),
-    Rule(patterns.HAVE, builders.have_fact),
     Rule(patterns.STATUS, builders.status_fact),
     Rule(
         patterns.GOT_STATUS,
@@ -105,7 +104,6 @@ USER_RULES = (
     Rule(patterns.ALLERGIC, partial(builders.allergy_fact, phrase="is allergic to {}")),
     Rule(patterns.ALLERGY, partial(builders.allergy_fact, phrase="has a {} allergy")),
     Rule(patterns.WORK_AT, builders.employer_fact),
-    Rule(patterns.WORK_AS, builders.work_as_fact),
     Rule(patterns.JOB, builders.job_fact),
     Rule(patterns.LIVE_IN, partial(builders.place_fact, phrase="lives in", slot="residence")),
     Rule(
@@ -114,7 +112,6 @@ USER_RULES = (
         Dates.MAYBE_PAST,
     ),
     Rule(patterns.FROM, partial(builders.place_fact, phrase="is from", slot="origin")),
-    Rule(patterns.GREW_UP, partial(builders.place_fact, phrase="grew up in", slot="hometown")),
     Rule(patterns.LIKE, builders.like_fact),
     Rule(patterns.FAN, builders.fan_fact),
     Rule(patterns.GOING_TO, builders.going_to_fact, Dates.FUTURE),
@@ -169,21 +166,24 @@ def parsed_facts(sentence: Span, turn: Turn, lower_case: bool) -> list[tuple[Ext
     return found + [(fact, sentence.end) for fact in extra]
 
 
+def read_by_parse(fact: ExtractedFact, span: Span, parsed: list[tuple[ExtractedFact, int]]) -> bool:
+    """The parse read the template fact's clause already: a fact of the same attribute there
+    (for a template fact without an attribute, a plan or an event, any fact there)."""
+    covering = {attribute_name(f.slot or "") for f, i in parsed if span.start <= i < span.end}
+    return attribute_name(fact.slot) in covering if fact.slot else bool(covering)
+
+
 def sentence_facts(sentence: Span, turn: Turn, lower_case: bool) -> list[ExtractedFact]:
-    """The parse's facts, and the template rules' where the parse found nothing for the same
-    attribute or clause."""
+    """The parse's facts, and the template rules' where the parse did not read their clause
+    (the few forms both read: see docs/remember.md)."""
     templates = template_facts(sentence, turn)
     if turn.role != USER:
         return [fact for fact, _ in templates]
     parsed = parsed_facts(sentence, turn, lower_case)
-    slots = {fact.slot for fact, _ in parsed}
     kept = list(parsed)
-    for fact, span in templates:
-        covering = {attribute_name(f.slot or "") for f, i in parsed if span.start <= i < span.end}
-        same_attribute = fact.slot and attribute_name(fact.slot) in covering
-        if (fact.slot and fact.slot in slots) or same_attribute or (not fact.slot and covering):
-            continue
-        kept.append((fact, span.start))
+    kept += [
+        (fact, span.start) for fact, span in templates if not read_by_parse(fact, span, parsed)
+    ]
     unique: dict[tuple[str | None, str | None, str], ExtractedFact] = {}
     for fact, _ in sorted(kept, key=lambda pair: pair[1]):
         key = (fact.slot, fact.value, "" if fact.slot else fact.content)

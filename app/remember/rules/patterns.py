@@ -26,9 +26,6 @@ def alternation(*groups: Iterable[str]) -> str:
 
 RELATIONS = alternation(lex.RELATIONS, lex.RELATION_PHRASES)
 PETS = alternation(lex.PETS, lex.PET_PHRASES)
-COUNTED = (
-    rf"(?:{PETS})s?|puppies|kids?|children|child|sons?|daughters?|brothers?|sisters?|siblings?"
-)
 OCCUPATIONS = alternation(lex.OCCUPATIONS, lex.OCCUPATION_PHRASES)
 WEEKDAY_NAMES = "|".join(WEEKDAYS)
 FREQUENCY = (
@@ -85,11 +82,6 @@ SPOUSE_IS = re.compile(
     r"my\s+(?P<rel>wife|husband|partner|girlfriend|boyfriend|fianc[eé]e?)\s+is\s+(?P<value>.+)",
     re.I,
 )
-HAVE = re.compile(
-    rf"I\s+(?:have|'ve\s+got|have\s+got)\s+(?P<count>an?|one|two|three|four|five|six|[1-9])\s+"
-    rf"(?P<kind>{COUNTED})(?:\s+(?:named|called)\s+(?P<names>.+))?",
-    re.I,
-)
 STATUS = re.compile(
     rf"I{AM}\s+(?:(?:happily|recently|now|newly)\s+)?"
     r"(?P<value>married|single|engaged|divorced|widowed|separated)(?:\s+to\s+(?P<partner>.+))?",
@@ -137,10 +129,6 @@ ALLERGY = re.compile(
 WORK_AT = re.compile(
     rf"I(?:\s+{NOW}work|{AM}\s+{NOW}working)\s+(?P<prep>at|for)\s+(?P<value>.+)", re.I
 )
-WORK_AS = re.compile(
-    rf"I(?:\s+{NOW}work|{AM}\s+{NOW}working)\s+as\s+(?P<value>.+?)(?P<rest>\s+(?:at|for|in)\s+.+)?",
-    re.I,
-)
 JOB = re.compile(
     rf"I{AM}\s+{NOW}(?P<article>an?)\s+(?P<value>(?:[\w-]+\s+){{0,3}}?(?:{OCCUPATIONS}))"
     r"(?P<rest>\s+(?:at|for|in)\s+.+)?",
@@ -155,7 +143,6 @@ MOVED = re.compile(
 FROM = re.compile(
     rf"I(?:{AM}\s+(?:originally\s+)?from|\s+(?:originally\s+)?come\s+from)\s+(?P<value>.+)", re.I
 )
-GREW_UP = re.compile(r"I\s+grew\s+up\s+in\s+(?P<value>.+)", re.I)
 LIKE = re.compile(
     rf"I\s+{INTENSIFIERS}(?P<verb>like|love|enjoy|adore|prefer|hate|dislike|detest|loathe|"
     r"can't\s+stand|cannot\s+stand)\s+(?P<value>.+)",

@@ -1,5 +1,5 @@
-"""Readers of what the speaker has, keeps and lives with: pets, children, vehicles and things,
-partners and marriages, goals and projects (see app/remember/rules/readers.py)."""
+"""Readers of what the speaker has, keeps and lives with: pets, children and siblings, vehicles
+and things, partners and marriages, goals and projects (see app/remember/rules/readers.py)."""
 
 import re
 
@@ -55,13 +55,32 @@ def _listed_after_comma(token: Token, child: Token, lower_case: bool) -> bool:
 NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 
 
-def _counted(token: Token, names: list[str]) -> list[str]:
-    """The names, unless the count says otherwise ("two cats named Tom, Jerry and Spike")."""
+def _number(token: Token) -> int | None:
+    """How many the noun's count or article says ("two cats", "a sister", "3 kids")."""
     counts = [c.lower_ for c in token.children if c.dep_ in ("nummod", "det")]
-    number = next(
+    return next(
         (int(c) if c.isdigit() else NUMBERS[c] for c in counts if c.isdigit() or c in NUMBERS), None
     )
+
+
+def _counted(token: Token, names: list[str]) -> list[str]:
+    """The names, unless the count says otherwise ("two cats named Tom, Jerry and Spike")."""
+    number = _number(token)
     return names if number is None or number == len(names) else []
+
+
+SIBLINGS = word_set("brother brothers sister sisters sibling siblings")
+
+
+def _siblings(p: Predicate, obj: Token, verb: str) -> list[ExtractedFact]:
+    """ "I have two sisters", "a brother called Sam": `family:<sibling>`, valued by the names
+    (or the count), so that a later count or name of the same siblings replaces it."""
+    number = _number(obj)
+    if number is None:
+        return []
+    names = " and ".join(_counted(obj, _names(obj, p.lower_case)))
+    content = f"{who(p)} {verb} {phrase(obj)}" + (f" named {names}" if names else "")
+    return [fact(p, FAMILY, content, f"family:{obj.lemma_.lower()}", names or str(number))]
 
 
 def read_have(p: Predicate) -> list[ExtractedFact]:
@@ -85,6 +104,8 @@ def read_have(p: Predicate) -> list[ExtractedFact]:
             named = f" named {' and '.join(names)}" if names else ""
             content = f"{who(p)} {verb} {phrase(obj)}{named}"
             found.append(fact(p, FAMILY, content, "family:children", item_key(phrase(obj))))
+        elif obj.lower_ in SIBLINGS:
+            found += _siblings(p, obj, verb)
         elif _is_vehicle(obj):
             content = f"User {verb} {phrase(obj)}"
             found.append(fact(p, OWNS, content, "vehicle", item_key(phrase(obj))))
