@@ -140,7 +140,7 @@ class RemoteVectorIndex:
             self.collection, wanted, with_payload=False, with_vectors=False
         )
         if found:
-            present = [str(r.id) for r in found]
+            present: list[models.ExtendedPointId] = [r.id for r in found]
             await self._api.set_payload(self.collection, fields, points=present, wait=True)
 
     async def delete(self, ids: Sequence[str]) -> None:
