@@ -10,6 +10,7 @@ live server there is then one an Engram that died left behind, never another Eng
 import asyncio
 import logging
 import os
+import re
 import signal
 import subprocess
 import time
@@ -25,7 +26,11 @@ log = logging.getLogger(__name__)
 
 PIDFILE = "redis.pid"
 LOGFILE = "redis.log"
-START_TIMEOUT_S = 30.0
+START_TIMEOUT_S = 30.0  # to answer at all
+# To load its data once it answers that it is loading: a large store's AOF takes minutes (1M
+# memories: 67 s on 2 cores), and giving up would leave a server that is still making progress.
+LOAD_TIMEOUT_S = 1800.0
+LOAD_LOG_EVERY_S = 10.0
 
 
 class EmbeddedServerError(StartupRefused):
@@ -66,7 +71,10 @@ class EmbeddedFalkorDB:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         pid = self._live_pid_from_pidfile()
         if pid is not None:
-            log.info("reusing embedded FalkorDB (pid %s) from an earlier run", pid)
+            self.port = _port_of(pid) or self.port  # an earlier run may have had another port
+            log.info(
+                "reusing embedded FalkorDB (pid %s, port %s) of an earlier run", pid, self.port
+            )
             await self._wait_until_ready(pid)
             return self.url
         if self.pidfile.exists():
@@ -152,25 +160,30 @@ class EmbeddedFalkorDB:
         return pid if _is_redis_process(pid) else None
 
     async def _wait_until_ready(self, pid: int) -> None:
-        deadline = time.monotonic() + START_TIMEOUT_S
+        """Until the server answers and has loaded its data: START_TIMEOUT_S to answer, then
+        as long as it reports loading, up to LOAD_TIMEOUT_S (its progress logged)."""
+        started = time.monotonic()
+        deadline, logged = started + START_TIMEOUT_S, started
         client = redis.Redis(host=self.host, port=self.port, socket_timeout=2)
         try:
             while time.monotonic() < deadline:
                 if not _is_redis_process(pid) and not self._child_running():
                     raise self._startup_failure()
-                try:
-                    if await _is_ready(client, pid):
-                        return
-                except (redis.ConnectionError, redis.TimeoutError):
-                    pass
-                except redis.ResponseError as exc:  # e.g. LOADING the AOF: keep waiting
-                    log.debug("FalkorDB not ready yet: %s", exc)
+                state = await _polled_state(client, pid)
+                if state == READY:
+                    return
+                if state is not None:  # loading: it makes progress, so it gets the longer time
+                    deadline = max(deadline, started + LOAD_TIMEOUT_S)
+                    if time.monotonic() - logged >= LOAD_LOG_EVERY_S:
+                        logged = time.monotonic()
+                        log.info("the embedded FalkorDB is loading its data: %s %%", state)
                 await asyncio.sleep(0.02)
         finally:
             await client.aclose()
         raise EmbeddedServerError(
-            f"the embedded FalkorDB did not answer on {self.url} within {START_TIMEOUT_S:g} s",
-            f"read {self.data_dir / LOGFILE}; a large data set loads longer: start again",
+            f"the embedded FalkorDB on {self.url} was not ready within "
+            f"{time.monotonic() - started:.0f} s",
+            f"read {self.data_dir / LOGFILE}",
         )
 
     def _child_running(self) -> bool:
@@ -188,15 +201,45 @@ class EmbeddedFalkorDB:
         return embedded_falkordb_failed(self.url, self.port, _tail(logfile), logfile)
 
 
-async def _is_ready(client: redis.Redis, pid: int) -> bool:
-    """Whether the server on the port is process `pid` and has loaded its data.
+READY = "ready"
+
+
+async def _polled_state(client: redis.Redis, pid: int) -> str | None:
+    """_load_state, None while the server does not answer yet."""
+    try:
+        return await _load_state(client, pid)
+    except (redis.ConnectionError, redis.TimeoutError):
+        return None
+    except redis.ResponseError as exc:  # an answer, not yet INFO's: keep waiting
+        log.debug("FalkorDB not ready yet: %s", exc)
+        return None
+
+
+async def _load_state(client: redis.Redis, pid: int) -> str | None:
+    """READY if the server on the port is process `pid` and has loaded its data; the share it
+    has loaded (a percentage) while it loads; None if another process holds the port.
 
     Another server may hold the port (another data directory's, left running): it answers PING
     while ours fails to bind and exits, and adopting it would serve that directory's data.
     PING also answers while the AOF is still loading; queries would fail with LOADING.
     """
     info = await client.info()  # the default sections hold both "server" and "persistence"
-    return info["process_id"] == pid and not info["loading"]
+    if info["process_id"] != pid:
+        return None
+    if not info["loading"]:
+        return READY
+    return str(info.get("loading_loaded_perc", "?"))
+
+
+def _port_of(pid: int) -> int | None:
+    """The port a redis-server process listens on, from the title it gives itself
+    ("redis-server 127.0.0.1:6379"); None if it cannot be read."""
+    try:
+        title = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return None
+    found = re.search(rb"redis-server \S*:(\d+)", title)
+    return int(found[1]) if found else None
 
 
 def _is_redis_process(pid: int) -> bool:
