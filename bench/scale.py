@@ -609,6 +609,13 @@ def wait_jobs_drained(
     }
 
 
+def all_jobs(client: httpx.Client, server: Server) -> dict[str, dict[str, int]]:
+    """The job counts of every kind that has any (GET /enrichment/status)."""
+    response = client.get("/enrichment/status", headers=auth(server.key(0)), timeout=60)
+    jobs = response.json()["jobs"]
+    return {kind: {k: v for k, v in c.items() if v} for kind, c in jobs.items() if any(c.values())}
+
+
 def flat(snap: dict[str, Any]) -> dict[str, Any]:
     out = {}
     for name, figures in snap.items():
@@ -1108,11 +1115,16 @@ def run(args: argparse.Namespace, server: Server, people, items, queries) -> dic
         rss["embedded"] = snapshot(server)
         enriched = wait_jobs_drained(client, server, "enrich", started, timeout)
         windowed = wait_jobs_drained(client, server, "windows", started, timeout)
+        # A drift check during a bulk ingest can queue a repairing sync (a batch's graph write
+        # seen before its points), which reads every memory: recall is timed after it too.
+        synced = wait_jobs_drained(client, server, "sync", started, timeout)
+        jobs = all_jobs(client, server)
         rss["enriched"] = snapshot(server)
         log(
             f"all embedded after {embedded['seconds_since_first_batch']} s, enriched after "
             f"{enriched['seconds_since_first_batch']} s, windows after "
-            f"{windowed['seconds_since_first_batch']} s; timing queries"
+            f"{windowed['seconds_since_first_batch']} s, sync after "
+            f"{synced['seconds_since_first_batch']} s; jobs {jobs}; timing queries"
         )
         vectors, timings, cold_ms = asyncio.run(embed_queries([q.text for q in queries]))
         load_recall = round(os.getloadavg()[0], 2)
@@ -1135,6 +1147,8 @@ def run(args: argparse.Namespace, server: Server, people, items, queries) -> dic
         "ingest": ingested,
         "embedding": embedded,
         "enrichment": enriched,
+        "sync": synced,
+        "jobs_before_recall": jobs,
         "recall": recall,
         "concurrent": concurrent,
         "endpoints": endpoints,
