@@ -1049,9 +1049,9 @@ def concurrent_line(figures: dict[str, Any] | None) -> str:
 
 
 def steps_line(steps: dict[str, dict[str, float]]) -> str:
-    """The server's per-step timings (embed, search, graph: one after the other), p50 / p95
-    each."""
-    order = [s for s in ("embed", "search", "graph") if s in steps]
+    """The server's per-step timings (one after the other), p50 / p95 each: embed, the first
+    search, the second pass (feedback and window searches), graph, evidence."""
+    order = [s for s in ("embed", "search", "second_pass", "graph", "evidence") if s in steps]
     return ", ".join(f"{s} {steps[s]['p50_ms']} / {steps[s]['p95_ms']} ms" for s in order)
 
 
