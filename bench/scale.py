@@ -80,6 +80,7 @@ TARGET_P50_MS, TARGET_P95_MS = 15.0, 40.0
 MB = 1024 * 1024
 STUCK_AFTER_S = 90
 IDLE_GIVE_UP_S = 60
+SYNC_WAIT_S = 300
 POOL_FILE = "vector_pool.npy"
 # Background work that is not what --supplied-vectors measures and would take hours at 1M
 # memories (entity extraction ~100 memories/s), or could start in the middle of a timing (the
@@ -91,6 +92,8 @@ SUPPLIED_VECTOR_ENV = {
     "CONSOLIDATION_FORGET_INTERVAL_SECONDS": "0",
     "CONSOLIDATION_CLUSTER_INTERVAL_SECONDS": "0",
     "CONSOLIDATION_FSCK_INTERVAL_SECONDS": "0",
+    # Not background work: FalkorDB loads a 1M-memory AOF in ~70 s, past the default 30 s.
+    "FALKORDB_CONNECT_WAIT_S": "600",
 }
 UNEMBEDDED = "MATCH (m:Memory) WHERE m.embedding_status <> 'done' RETURN count(m)"
 
@@ -167,6 +170,24 @@ def own_server(
     finally:
         log("stopping Engram")
         stop_engram(process, timeout=180)
+        stop_orphaned_falkordb(data_dir)
+
+
+def stop_orphaned_falkordb(data_dir: Path, timeout: float = 120) -> None:
+    """Stops the embedded FalkorDB if it outlived Engram (Engram leaves it running when it gives
+    up waiting for it at start-up); the next start would open a second server on the same files."""
+    pid_file = data_dir / "falkordb" / "redis.pid"
+    try:
+        pid = int(pid_file.read_text().strip())
+        if Path(f"/proc/{pid}/cwd").resolve() != (data_dir / "falkordb").resolve():
+            return
+    except (OSError, ValueError):
+        return
+    log(f"the embedded FalkorDB (pid {pid}) outlived Engram: stopping it")
+    os.kill(pid, 15)
+    deadline = time.monotonic() + timeout
+    while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+        time.sleep(1)
 
 
 def listening_pid(port: int) -> int | None:
@@ -1117,7 +1138,8 @@ def run(args: argparse.Namespace, server: Server, people, items, queries) -> dic
         windowed = wait_jobs_drained(client, server, "windows", started, timeout)
         # A drift check during a bulk ingest can queue a repairing sync (a batch's graph write
         # seen before its points), which reads every memory: recall is timed after it too.
-        synced = wait_jobs_drained(client, server, "sync", started, timeout)
+        # (At most SYNC_WAIT_S: a sync that fails is retried for a long while.)
+        synced = wait_jobs_drained(client, server, "sync", started, SYNC_WAIT_S)
         jobs = all_jobs(client, server)
         rss["enriched"] = snapshot(server)
         log(
