@@ -15,6 +15,23 @@
 4. Reports RSS of Engram and of its FalkorDB server, on-disk size of data/falkordb and
    data/qdrant, the latency of a few other endpoints at this size, and the load average.
 
+--supplied-vectors (the growth curve, bench/results/2026-12-02-growth.md): every memory is posted
+with its own `embedding`, so the service mirrors it at once and queues no embed job. The vectors
+resemble real ones: the first --vector-pool (5,000) generated memories are embedded once in this
+process with the service's local model (one thread; the text as the service would embed it, its
+day in front, app.storage.mirror.dated) and cached in the data dir; memory i < pool gets the
+vector of its own text, any later memory the vector of a pool member drawn with a generator
+seeded by (seed, i), plus Gaussian noise (sigma --vector-noise per dimension, 0.02: cosine ~0.93
+to the member), normalised. A memory's vector therefore matches its own text only inside the pool,
+so the hit rate of targeted queries means little in this mode. Queries are still sent as text,
+embedded by the service. Engram runs with ENRICHMENT_ENABLED=false and without the scheduled
+graph/vector sync, raw retention and consolidation (SUPPLIED_VECTOR_ENV); a memory with a given
+vector gets no embed job and therefore no `windows` job. The store grows in place: with
+--keep-data, a run with a larger --memories ingests only the memories not yet acknowledged (the
+generator is prefix-stable, so the first 10k of 100k are the 10k of an earlier run; batches are
+numbered by their first memory's index). An 8-client pass (--clients) reports recalls/s and the
+CPU ms per recall of Engram and of its FalkorDB server (utime + stime from /proc).
+
 Engram is started as `python -m app` on the embedded default (ENGRAM_WORKERS=2, local embedder)
 in a temporary data dir, or in --keep-data DIR: rerunning with the same DIR resumes (batches
 already acknowledged are skipped; Engram re-queues any memory not yet embedded at start-up).
@@ -22,6 +39,7 @@ already acknowledged are skipped; Engram re-queues any memory not yet embedded a
 
 Usage: .venv/bin/python bench/scale.py [--memories 100000] [--users 10] [--queries 500]
        [--keep-data DIR] [--base-url URL --api-key K1,K2,... [--admin-key K] [--data-dir DIR]]
+       [--supplied-vectors [--vector-pool 5000] [--vector-noise 0.02]] [--clients 8]
 """
 
 import argparse
@@ -34,6 +52,7 @@ import random
 import statistics
 import sys
 import tempfile
+import threading
 import time
 import urllib.parse
 from collections.abc import Callable, Iterator
@@ -44,10 +63,12 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import numpy as np
 import redis
 
 from bench import textgen
 from bench._engram import free_port, percentiles, start_engram, stop_engram, wait_ready
+from bench.concurrency import cpu_seconds
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -59,6 +80,19 @@ TARGET_P50_MS, TARGET_P95_MS = 15.0, 40.0
 MB = 1024 * 1024
 STUCK_AFTER_S = 90
 IDLE_GIVE_UP_S = 60
+SYNC_WAIT_S = 300
+POOL_FILE = "vector_pool.npy"
+# Background work that is not what --supplied-vectors measures and would take hours at 1M
+# memories (entity extraction ~100 memories/s), or could start in the middle of a timing (the
+# hourly graph/vector sync and raw retention, the daily decay and forgetting, weekly clusters).
+SUPPLIED_VECTOR_ENV = {
+    "ENRICHMENT_ENABLED": "false",
+    "SYNC_INTERVAL_S": "0",
+    "CONSOLIDATION_DECAY_INTERVAL_SECONDS": "0",
+    "CONSOLIDATION_FORGET_INTERVAL_SECONDS": "0",
+    "CONSOLIDATION_CLUSTER_INTERVAL_SECONDS": "0",
+    "CONSOLIDATION_FSCK_INTERVAL_SECONDS": "0",
+}
 UNEMBEDDED = "MATCH (m:Memory) WHERE m.embedding_status <> 'done' RETURN count(m)"
 
 
@@ -106,10 +140,14 @@ def user_keys(people: list[textgen.Persona], seed: int) -> dict[str, str]:
 
 @contextmanager
 def own_server(
-    data_dir: Path, people: list[textgen.Persona], seed: int, root: Path = ROOT
+    data_dir: Path,
+    people: list[textgen.Persona],
+    seed: int,
+    root: Path = ROOT,
+    extra_env: dict[str, str] | None = None,
 ) -> Iterator[Server]:
     """Starts Engram (from the source tree `root`) on the embedded default with one key per
-    user; stops it afterwards."""
+    user (and `extra_env`); stops it afterwards."""
     keys = user_keys(people, seed)
     admin = "scale-admin-" + hashlib.sha256(f"admin/{seed}".encode()).hexdigest()[:24]
     env = {
@@ -118,17 +156,61 @@ def own_server(
         "ENGRAM_GENERATE_LOCAL_KEY": "false",
         "ENGRAM_WORKERS": "2",
         "EMBEDDING_PROVIDER": "local",
+        **(extra_env or {}),
     }
     port, falkor_port = free_port(), free_port()
-    process = start_engram(data_dir, port, falkor_port, env=env, root=root)
     base = f"http://127.0.0.1:{port}"
+    process = start_patiently(data_dir, port, falkor_port, env, root)
     server = Server(base, list(keys), admin, data_dir, process, process.pid, falkor_port)
     try:
-        wait_ready(server.base, timeout=600, process=process)
         yield server
     finally:
         log("stopping Engram")
         stop_engram(process, timeout=180)
+        stop_orphaned_falkordb(data_dir)
+
+
+def start_patiently(
+    data_dir: Path, port: int, falkor_port: int, env: dict[str, str], root: Path, attempts: int = 8
+) -> Any:
+    """Starts Engram; again (same ports) while it gives up waiting for its FalkorDB, which it
+    leaves loading (a 1M-memory AOF takes ~70 s here, the embedded server's start timeout is
+    30 s): the next start adopts the live server from its pidfile, as the error message says."""
+    for attempt in range(1, attempts + 1):
+        process = start_engram(data_dir, port, falkor_port, env=env, root=root)
+        try:
+            wait_ready(f"http://127.0.0.1:{port}", timeout=600, process=process)
+            return process
+        except RuntimeError:
+            if attempt == attempts or not falkordb_alive(data_dir):
+                stop_orphaned_falkordb(data_dir)
+                raise
+            log(f"Engram did not start (attempt {attempt}), its FalkorDB is still loading: again")
+
+
+def falkordb_alive(data_dir: Path) -> bool:
+    try:
+        pid = int((data_dir / "falkordb" / "redis.pid").read_text().strip())
+    except (OSError, ValueError):
+        return False
+    return Path(f"/proc/{pid}").exists()
+
+
+def stop_orphaned_falkordb(data_dir: Path, timeout: float = 120) -> None:
+    """Stops the embedded FalkorDB if it outlived Engram (Engram leaves it running when it gives
+    up waiting for it at start-up); the next start would open a second server on the same files."""
+    pid_file = data_dir / "falkordb" / "redis.pid"
+    try:
+        pid = int(pid_file.read_text().strip())
+        if Path(f"/proc/{pid}/cwd").resolve() != (data_dir / "falkordb").resolve():
+            return
+    except (OSError, ValueError):
+        return
+    log(f"the embedded FalkorDB (pid {pid}) outlived Engram: stopping it")
+    os.kill(pid, 15)
+    deadline = time.monotonic() + timeout
+    while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+        time.sleep(1)
 
 
 def listening_pid(port: int) -> int | None:
@@ -220,11 +302,72 @@ def disk_mb(path: Path) -> float | None:
 # --- Ingestion --------------------------------------------------------------------------------
 
 
+class Vectors:
+    """The supplied vector of each generated memory (see the module docstring): a pool member's
+    own, or a pool member's plus seeded Gaussian noise, normalised; deterministic per index."""
+
+    def __init__(self, pool: np.ndarray, seed: int, noise: float) -> None:
+        self.pool, self.seed, self.noise = pool, seed, noise
+
+    def of(self, index: int) -> list[float]:
+        if index < len(self.pool):
+            vector = self.pool[index].astype(np.float64)
+        else:
+            rng = np.random.default_rng([self.seed, index])
+            member = self.pool[int(rng.integers(len(self.pool)))].astype(np.float64)
+            vector = member + rng.normal(0.0, self.noise, member.shape[0])
+        vector /= np.linalg.norm(vector)
+        return np.round(vector, 6).tolist()  # short JSON; the store keeps float16 anyway
+
+
+def pool_texts(items: list[textgen.GenMemory], size: int) -> list[str]:
+    """What the service's embed job would embed for the first `size` memories."""
+    from app.storage.mirror import dated
+
+    return [dated(m.content, m.timestamp, with_date=True) for m in items[:size]]
+
+
+async def embed_pool(texts: list[str]) -> np.ndarray:
+    """The local model's vectors of `texts` (one thread, batches of 64), float32."""
+    from app.embeddings import create_embedder
+
+    embedder = create_embedder("local", threads=1)
+    rows: list[list[float]] = []
+    try:
+        for start in range(0, len(texts), 64):
+            rows += await embedder.embed(texts[start : start + 64])
+            if start % 1024 == 0:
+                log(f"vector pool: {len(rows)}/{len(texts)} embedded")
+    finally:
+        await embedder.close()
+    return np.asarray(rows, dtype=np.float32)
+
+
+def load_vectors(args: argparse.Namespace, items: list[textgen.GenMemory]) -> Vectors:
+    """The pool embedded once (cached as <keep-data>/vector_pool.npy) and the generator."""
+    size = min(args.vector_pool, len(items))
+    cache = args.keep_data / POOL_FILE if args.keep_data else None
+    if cache is not None and cache.exists():
+        pool = np.load(cache)
+        if len(pool) < size:
+            raise SystemExit(f"{cache} holds {len(pool)} vectors, fewer than --vector-pool {size}")
+        pool = pool[:size]
+        log(f"vector pool: {len(pool)} vectors from {cache}")
+    else:
+        started = time.perf_counter()
+        pool = asyncio.run(embed_pool(pool_texts(items, size)))
+        log(f"vector pool: {len(pool)} texts embedded in {time.perf_counter() - started:.1f} s")
+        if cache is not None:
+            np.save(cache, pool)
+    return Vectors(pool, args.seed, args.vector_noise)
+
+
 @dataclass
 class Batch:
     number: int
     user: int
     items: list[textgen.GenMemory]
+    vectors: Vectors | None = None
 
     @property
     def tag(self) -> str:
@@ -232,7 +375,20 @@ class Batch:
 
     def body(self) -> dict[str, Any]:
         memories = [{**m.body(), "tags": [*m.tags, self.tag]} for m in self.items]
+        if self.vectors is not None:
+            for memory, item in zip(memories, self.items, strict=True):
+                memory["embedding"] = self.vectors.of(item.index)
         return {"memories": memories}
+
+
+def plan_growth(
+    items: list[textgen.GenMemory], ids: dict[int, str], users: int, vectors: Vectors
+) -> list[Batch]:
+    """The memories not yet acknowledged, in batches numbered by their first memory's index
+    (unique however far the store has grown)."""
+    pending = [m for m in items if m.index not in ids]
+    batches = plan_batches(pending, users, BATCH_SIZE)
+    return [Batch(b.items[0].index, b.user, b.items, vectors) for b in batches]
 
 
 def plan_batches(items: list[textgen.GenMemory], users: int, size: int) -> list[Batch]:
@@ -497,6 +653,13 @@ def wait_jobs_drained(
     }
 
 
+def all_jobs(client: httpx.Client, server: Server) -> dict[str, dict[str, int]]:
+    """The job counts of every kind that has any (GET /enrichment/status)."""
+    response = client.get("/enrichment/status", headers=auth(server.key(0)), timeout=60)
+    jobs = response.json()["jobs"]
+    return {kind: {k: v for k, v in c.items() if v} for kind, c in jobs.items() if any(c.values())}
+
+
 def flat(snap: dict[str, Any]) -> dict[str, Any]:
     out = {}
     for name, figures in snap.items():
@@ -700,6 +863,57 @@ def measure_recall(
     return passes
 
 
+def measure_concurrent(
+    server: Server, queries: list[textgen.GenQuery], clients: int
+) -> dict[str, Any]:
+    """Every query once more, text only, from `clients` threads (one keep-alive connection
+    each, queries dealt in turn): recalls/s, wall percentiles, and the CPU ms per recall of
+    Engram and of its FalkorDB server over the pass (utime + stime)."""
+    shares = [queries[i::clients] for i in range(clients)]
+    walls: list[list[float]] = [[] for _ in range(clients)]
+    errors: list[str] = []
+
+    def worker(number: int) -> None:
+        stdlib = StdlibClient(server.base)
+        try:
+            for query in shares[number]:
+                elapsed, body, error = stdlib.recall(server.key(query.user), query.text, None)
+                if error is not None or body is None:
+                    errors.append(error or "no body")
+                else:
+                    walls[number].append(elapsed)
+        finally:
+            stdlib.close()
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(clients)]
+    falkordb = redis_pid(server)
+    cpu_before = cpu_seconds(server.pid), cpu_seconds(falkordb)
+    started = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    seconds = time.perf_counter() - started
+    cpu_after = cpu_seconds(server.pid), cpu_seconds(falkordb)
+    samples = [ms for share in walls for ms in share]
+    done = len(samples)
+    per_recall = [
+        round((after - before) * 1000 / done, 2) if done else None
+        for before, after in zip(cpu_before, cpu_after, strict=True)
+    ]
+    log(f"{clients} clients: {done} recalls in {seconds:.1f} s, CPU ms/recall {per_recall}")
+    return {
+        "clients": clients,
+        "recalls": done,
+        "seconds": round(seconds, 2),
+        "recalls_per_s": round(done / seconds, 1) if seconds else None,
+        "wall": percentiles(samples) if samples else None,
+        "cpu_ms_per_recall": {"engram": per_recall[0], "falkordb": per_recall[1]},
+        "errors": errors[:10],
+        "error_count": len(errors),
+    }
+
+
 def probe_endpoints(
     client: httpx.Client, server: Server, people: list[textgen.Persona], calls: int = 20
 ) -> dict[str, Any]:
@@ -825,6 +1039,7 @@ def markdown(result: dict[str, Any]) -> str:
         ("query embedding alone (embed_query in-process)", f"{fmt(own['timing'])} ms"),
         ("server steps p50 / p95, with embedding", steps_line(with_q["server_steps"])),
         ("target p50 ≤ 15 ms / p95 ≤ 40 ms (with embedding)", rec["targets_met"]),
+        ("concurrent pass (text only)", concurrent_line(result.get("concurrent"))),
         (
             "hit@10 / hit@1 / MRR, targeted queries (sanity)",
             f"{with_q['hit_at_10']} / {with_q['hit_at_1']} / {with_q['mrr_at_10']}",
@@ -866,10 +1081,21 @@ def markdown(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def concurrent_line(figures: dict[str, Any] | None) -> str:
+    if not figures:
+        return "not run"
+    cpu = figures["cpu_ms_per_recall"]
+    return (
+        f"{figures['clients']} clients: {figures['recalls_per_s']} recalls/s, wall "
+        f"{fmt(figures['wall'])} ms; CPU ms/recall Engram {cpu['engram']}, FalkorDB "
+        f"{cpu['falkordb']}"
+    )
+
+
 def steps_line(steps: dict[str, dict[str, float]]) -> str:
-    """The server's per-step timings (embed, search, graph: one after the other), p50 / p95
-    each."""
-    order = [s for s in ("embed", "search", "graph") if s in steps]
+    """The server's per-step timings (one after the other), p50 / p95 each: embed, the first
+    search, the second pass (feedback and window searches), graph, evidence."""
+    order = [s for s in ("embed", "search", "second_pass", "graph", "evidence") if s in steps]
     return ", ".join(f"{s} {steps[s]['p50_ms']} / {steps[s]['p95_ms']} ms" for s in order)
 
 
@@ -913,29 +1139,44 @@ def generate(args: argparse.Namespace) -> tuple[list, list, list, dict[str, Any]
 
 def run(args: argparse.Namespace, server: Server, people, items, queries) -> dict[str, Any]:
     """Everything that needs the server: ingest, wait, recall, probes, figures."""
-    header = {"seed": args.seed, "memories": args.memories, "users": args.users}
+    header: dict[str, Any] = {"seed": args.seed, "memories": args.memories, "users": args.users}
+    if args.supplied_vectors:  # the store grows: no memory count in the header
+        header = {"seed": args.seed, "users": args.users, "vectors": "supplied"}
+        header.update(pool=args.vector_pool, noise=args.vector_noise)
     state_path = args.keep_data / STATE_FILE if args.keep_data else None
     state = State(state_path, header)
+    if args.supplied_vectors:
+        batches = plan_growth(items, state.ids, args.users, load_vectors(args, items))
+    else:
+        batches = plan_batches(items, args.users, BATCH_SIZE)
     rss: dict[str, Any] = {"start": snapshot(server)}
     with httpx.Client(base_url=server.base, timeout=60) as client:
         started = time.perf_counter()
-        ingested = ingest(client, server, plan_batches(items, args.users, BATCH_SIZE), state)
+        ingested = ingest(client, server, batches, state)
         rss["ingested"] = snapshot(server)
         timeout = args.embed_timeout or max(900.0, args.memories / 20)
         embedded = wait_embedded(client, server, ingested["memories"], started, timeout)
         rss["embedded"] = snapshot(server)
         enriched = wait_jobs_drained(client, server, "enrich", started, timeout)
         windowed = wait_jobs_drained(client, server, "windows", started, timeout)
+        # A drift check during a bulk ingest can queue a repairing sync (a batch's graph write
+        # seen before its points), which reads every memory: recall is timed after it too.
+        # (At most SYNC_WAIT_S: a sync that fails is retried for a long while.)
+        synced = wait_jobs_drained(client, server, "sync", started, SYNC_WAIT_S)
+        jobs = all_jobs(client, server)
         rss["enriched"] = snapshot(server)
         log(
             f"all embedded after {embedded['seconds_since_first_batch']} s, enriched after "
             f"{enriched['seconds_since_first_batch']} s, windows after "
-            f"{windowed['seconds_since_first_batch']} s; timing queries"
+            f"{windowed['seconds_since_first_batch']} s, sync after "
+            f"{synced['seconds_since_first_batch']} s; jobs {jobs}; timing queries"
         )
         vectors, timings, cold_ms = asyncio.run(embed_queries([q.text for q in queries]))
         load_recall = round(os.getloadavg()[0], 2)
         passes = measure_recall(client, server, queries, vectors, state.ids, args.warmup)
         rss["recalled"] = snapshot(server)
+        concurrent = measure_concurrent(server, queries, args.clients) if args.clients else None
+        rss["concurrent"] = snapshot(server)
         endpoints = probe_endpoints(client, server, people)
     time.sleep(3)  # let the access-reinforcement flush run before the last snapshot
     rss["end"] = snapshot(server)
@@ -951,7 +1192,10 @@ def run(args: argparse.Namespace, server: Server, people, items, queries) -> dic
         "ingest": ingested,
         "embedding": embedded,
         "enrichment": enriched,
+        "sync": synced,
+        "jobs_before_recall": jobs,
         "recall": recall,
+        "concurrent": concurrent,
         "endpoints": endpoints,
         "rss": rss,
         "disk_mb": disk,
@@ -972,6 +1216,12 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--admin-key", help="with --base-url: the admin key (optional)")
     parser.add_argument("--data-dir", type=Path, help="with --base-url: its ENGRAM_DATA_DIR")
     parser.add_argument("--embed-timeout", type=float, help="seconds to wait for embedding")
+    parser.add_argument(
+        "--supplied-vectors", action="store_true", help="post every memory with its embedding"
+    )
+    parser.add_argument("--vector-pool", type=int, default=5000, help="texts embedded for real")
+    parser.add_argument("--vector-noise", type=float, default=0.02, help="sigma per dimension")
+    parser.add_argument("--clients", type=int, default=8, help="concurrent pass (0: none)")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "scale.json")
     return parser.parse_args()
 
@@ -990,12 +1240,18 @@ def main() -> None:
     elif args.keep_data:
         args.keep_data = args.keep_data.resolve()
         args.keep_data.mkdir(parents=True, exist_ok=True)
-        with own_server(args.keep_data, people, args.seed) as server:
+        env = SUPPLIED_VECTOR_ENV if args.supplied_vectors else None
+        with own_server(args.keep_data, people, args.seed, extra_env=env) as server:
             figures = run(args, server, people, items, queries)
     else:
         with (
             tempfile.TemporaryDirectory(prefix="engram-scale-") as tmp,
-            own_server(Path(tmp), people, args.seed) as server,
+            own_server(
+                Path(tmp),
+                people,
+                args.seed,
+                extra_env=SUPPLIED_VECTOR_ENV if args.supplied_vectors else None,
+            ) as server,
         ):
             figures = run(args, server, people, items, queries)
     result = {
