@@ -50,9 +50,11 @@ def graph_name() -> str:
 
 
 async def running(admin: redis.Redis, command: str) -> None:
-    """Waits until some client of the server is running `command`."""
+    """Waits until some client of the server is running `command`: blocked on it (flag "b"),
+    not idle after it (CLIENT LIST keeps a client's last command)."""
     for _ in range(500):
-        if any(c.get("cmd", "").lower() == command for c in await admin.client_list()):
+        clients = await admin.client_list()
+        if any(c.get("cmd", "").lower() == command and "b" in c.get("flags", "") for c in clients):
             return
         await asyncio.sleep(0.01)
     raise AssertionError(f"{command} never ran")

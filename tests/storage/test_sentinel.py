@@ -88,8 +88,18 @@ async def test_engram_follows_a_failover_and_keeps_every_acknowledged_write(
         # tenancy holds on the promoted primary as on any server
         other = await client.get(f"/memory/{memory_id}", headers=auth(BOB_KEY))
         assert other.status_code == 404
-        health = (await client.get("/health")).json()
-        assert health["falkordb"] == "connected"
+        # connected again once the watch has seen the new primary and its replica caught up
+        assert await _health_settles(client) == "connected"
+
+
+async def _health_settles(client, within_s: float = 60.0) -> str:
+    """/health's falkordb state once it is "connected", or the last one seen after `within_s`."""
+    deadline = asyncio.get_running_loop().time() + within_s
+    while True:
+        state = (await client.get("/health")).json()["falkordb"]
+        if state == "connected" or asyncio.get_running_loop().time() > deadline:
+            return state
+        await asyncio.sleep(0.5)
 
 
 async def test_a_write_short_of_its_replicas_is_a_503_and_its_retry_writes_once(
