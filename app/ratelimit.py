@@ -8,6 +8,7 @@ append-only file (every user's data, so one user's erasures must not come back t
 """
 
 import time
+from dataclasses import dataclass
 
 from redis.asyncio import Redis
 
@@ -16,14 +17,25 @@ from app.errors import RateLimited
 WINDOW_S = 60
 
 
+@dataclass(frozen=True)
+class Limited:
+    """What a limit counts: its part of the Redis key, and the calls' name in the message."""
+
+    key: str
+    calls: str
+
+
+REMEMBER = Limited("remember", "/remember calls")
+ERASURES = Limited("erasures", "erasures")
+
+
 async def check_rate(
-    redis: Redis, namespace: str, action: str, user_id: str, per_minute: int
+    redis: Redis, namespace: str, limited: Limited, user_id: str, per_minute: int
 ) -> None:
-    """Counts one `action` call; raises RateLimited (429, Retry-After) once the user's window
-    is full. `action` names the calls in the message ("/remember calls", "erasures")."""
+    """Counts one call; raises RateLimited (429, Retry-After) once the user's window is full."""
     now = time.time()
     window = int(now // WINDOW_S)
-    key = f"{namespace}:ratelimit:{_key_part(action)}:{user_id}:{window}"
+    key = f"{namespace}:ratelimit:{limited.key}:{user_id}:{window}"
     async with redis.pipeline(transaction=True) as pipe:
         pipe.incr(key)
         pipe.expire(key, WINDOW_S * 2)
@@ -31,12 +43,7 @@ async def check_rate(
     if count > per_minute:
         retry_after = max(1, int((window + 1) * WINDOW_S - now) + 1)
         raise RateLimited(
-            f"Too many {action}: at most {per_minute} per minute per user; "
+            f"Too many {limited.calls}: at most {per_minute} per minute per user; "
             f"retry in {retry_after} s",
             retry_after,
         )
-
-
-def _key_part(action: str) -> str:
-    # "/remember calls" keeps the key it always had ("remember"), so a window survives an upgrade.
-    return action.split()[0].strip("/")

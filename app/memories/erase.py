@@ -22,7 +22,7 @@ from app.jobs.queue import JobQueue
 from app.memories import artifacts
 from app.memories.windows import clear_windows_holding
 from app.models import to_iso, utc_now
-from app.ratelimit import check_rate
+from app.ratelimit import ERASURES, check_rate
 from app.scope import Scope
 from app.storage import Stores, disk, erasure
 from app.webhooks.events import ERASED, emit_memories
@@ -55,9 +55,7 @@ class ErasureReport:
 async def count_erasure(jobs: JobQueue, settings: Settings, user_id: str) -> None:
     """Counts one erasure asked by a user; RateLimited past ERASE_RATE_PER_MINUTE (each
     rewrites files that hold every user's data). The admin's erasures are not counted."""
-    await check_rate(
-        jobs.redis, jobs.namespace, "erasures", user_id, settings.erase_rate_per_minute
-    )
+    await check_rate(jobs.redis, jobs.namespace, ERASURES, user_id, settings.erase_rate_per_minute)
 
 
 async def erase_memory(

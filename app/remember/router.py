@@ -16,7 +16,7 @@ from app.errors import NotFound, PayloadTooLarge
 from app.http_idempotency import IdempotencyKey, Reply, respond_once
 from app.memories.fields import AgentId, Labels, Timestamp
 from app.models import utc_now
-from app.ratelimit import check_rate
+from app.ratelimit import REMEMBER, check_rate
 from app.remember.facts import Turn
 from app.remember.pipeline import Conversation
 from app.remember.tasks import enqueue_remember, remember_job_id_prefix
@@ -130,7 +130,7 @@ async def remember(
         await check_rate(
             jobs.redis,
             jobs.namespace,
-            "/remember calls",
+            REMEMBER,
             scope.user_id,
             settings.remember_rate_per_minute,
         )
