@@ -4,6 +4,9 @@ Drift kinds: a memory with no point (or a point that lost its dense vector while
 embedded), an orphan point with no live memory, and a stale payload (any filterable field that
 differs from the graph). Missing points are re-created at once with their keyword vector and
 queued for embedding; orphans are deleted; stale payloads are rewritten from the graph.
+A point that its memory's own write made after the page was read (a bulk import while the sync
+runs) is kept as written: the repair inserts only points that are still absent, so it never
+replaces a supplied vector with a keyword-only point and re-embeds it.
 """
 
 import logging
@@ -103,8 +106,11 @@ async def _repair(
 ) -> None:
     stores = deps.stores
     if missing:
-        # Keyword search works again at once; the dense vector follows from the embed job.
-        await stores.vectors.upsert([vector_point(m, None) for m in missing])
+        # Keyword search works again at once; the dense vector follows from the embed job. A
+        # point its own write made since the page was read is kept, and is not lost.
+        points = [vector_point(m, None) for m in missing]
+        inserted = set(await stores.vectors.insert_missing(points))
+        missing = [m for m in missing if m.id in inserted]
     for memory in stale:
         await stores.vectors.set_payload(memory.id, vector_payload(memory))
     lost = [m.id for m in missing + unembedded if m.embedding_status == Status.DONE]

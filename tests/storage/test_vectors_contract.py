@@ -354,6 +354,23 @@ async def test_set_payload_fields_changes_those_fields_of_the_points_that_exist(
     await index.set_payload_fields([], {"expires_at": "2028-01-01"})  # nothing to do
 
 
+async def test_insert_missing_keeps_the_points_that_exist(harness: Harness) -> None:
+    index = harness.index
+    written = point(axis(0), "written with its own vector")
+    await index.upsert([written])
+    # A repair's keyword-only point for the same id, and one for an id with no point.
+    stale = point(None, "repair copy", pid=written.id.upper())
+    absent = point(None, "really missing")
+
+    inserted = await index.insert_missing([stale, absent])
+
+    assert inserted == [absent.id]
+    found = await index.retrieve([written.id, absent.id])
+    assert found[written.id].has_dense and found[written.id].payload == written.payload
+    assert not found[absent.id].has_dense
+    assert await index.insert_missing([]) == []
+
+
 async def test_delete_removes_points_and_ignores_missing(harness: Harness) -> None:
     index = harness.index
     keep, gone = point(axis(0), "keep this memory"), point(axis(0), "delete this memory")

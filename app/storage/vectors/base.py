@@ -303,6 +303,10 @@ class VectorIndex(Protocol):
     async def upsert(self, points: Sequence[VectorPoint]) -> None:
         """Insert or replace whole points (vectors and payload)."""
 
+    async def insert_missing(self, points: Sequence[VectorPoint]) -> list[str]:
+        """Inserts the points whose id has no point yet and leaves the others as they are;
+        answers the ids inserted. (A repair must not replace a point written meanwhile.)"""
+
     async def set_payload(self, point_id: str, payload: dict) -> None:
         """Replace a point's whole payload, keeping its vectors."""
 

@@ -52,6 +52,7 @@ from app.storage.vectors.edge_shard import (
     ensure_payload_indexes,
     flush_and_close,
     flush_then_record,
+    insert_missing_sync,
     overwrite_payload_sync,
     query_batch_sync,
     recreate_dense_sync,
@@ -122,8 +123,8 @@ class EdgeVectorIndex:
         return await self._call(lambda s: s.optimize())
 
     async def purge_deleted(self) -> None:
-        """Rewrites the shard from its live points (edge_rebuild.py), so deleted points leave
-        its WAL and segments; every other engine call waits meanwhile (about 3 s per 10k)."""
+        """Rewrites the shard from its live points, so deleted points leave its files; every
+        other call waits meanwhile (edge_rebuild.py: about 3 s per 10k points)."""
         await self._call(self._rebuild_sync)
 
     async def upsert(self, points: Sequence[VectorPoint]) -> None:
@@ -132,6 +133,11 @@ class EdgeVectorIndex:
             return
         checked = [self._checked(p) for p in points]
         await self._call(partial(upsert_sync, checked))
+
+    async def insert_missing(self, points: Sequence[VectorPoint]) -> list[str]:
+        """The absent points inserted, checked and written in one call on the shard thread."""
+        checked = [self._checked(p) for p in points]
+        return await self._call(partial(insert_missing_sync, checked)) if checked else []
 
     async def set_payload(self, point_id: str, payload: dict) -> None:
         """Overwrite the whole payload of an existing point."""
@@ -221,12 +227,9 @@ class EdgeVectorIndex:
     async def search_channels(
         self, vector: list[float] | None, text: str | None, flt: VectorFilter, limit: int
     ) -> ChannelHits:
-        """Both searches as one planned batch on the shard thread.
-
-        An Edge search holds the GIL while it runs, so a search beside the query's embedding
-        or a graph read only delays them; one batch after the embedding is one wait, and shares
-        the filter's planning.
-        """
+        """Both searches as one planned batch on the shard thread. An Edge search holds the GIL,
+        so a search beside the query's embedding or a graph read only delays them; one batch
+        after the embedding is one wait, and shares the filter's planning."""
         return await self._call(partial(self._search_channels, vector, text, flt, limit))
 
     def search_channels_blocking(
@@ -234,11 +237,9 @@ class EdgeVectorIndex:
     ) -> ChannelHits:
         """search_channels, run on the calling thread; for recall's query thread, which searches
         right after it has embedded the query (one hand-off instead of two: recall/channels.py).
-
         The one exception to "every engine call on the shard thread": Edge's reads are safe
         beside its writes (a reader thread beside an upserting one, and beside `close`, which
-        makes the read fail with an error, not crash: checked with qdrant-edge-py 0.9).
-        """
+        makes the read fail with an error, not crash: checked with qdrant-edge-py 0.9)."""
         shard = self._shard
         if shard is None:
             raise VectorIndexError(f"Edge vector index at {self.path} is not open")

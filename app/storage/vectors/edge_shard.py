@@ -157,6 +157,16 @@ def upsert_sync(points: list[VectorPoint], shard: qe.EdgeShard) -> None:
         shard.update(qe.UpdateOperation.upsert_points(chunk))
 
 
+def insert_missing_sync(points: list[VectorPoint], shard: qe.EdgeShard) -> list[str]:
+    """upsert_sync of the points whose id is absent: one call on the shard thread, which runs
+    every write, so no write lands between the check and the insert."""
+    wanted: list[Any] = [p.id for p in points]
+    present = {str(r.id) for r in shard.retrieve(wanted, False, False)}
+    absent = [p for p in points if p.id not in present]
+    upsert_sync(absent, shard)
+    return [p.id for p in absent]
+
+
 def overwrite_payload_sync(point_id: str, payload: dict, shard: qe.EdgeShard) -> None:
     """Overwrite a payload, raising VectorPointNotFound for an unknown id."""
     if not shard.retrieve([point_id], False, False):

@@ -121,6 +121,14 @@ class RemoteVectorIndex:
             chunk = structs[start : start + UPSERT_CHUNK]
             await self._api.upsert(self.collection, points=chunk, wait=True)
 
+    async def insert_missing(self, points: Sequence[VectorPoint]) -> list[str]:
+        """The absent points inserted. A Qdrant server has no insert-if-absent, so a write
+        between the check and the insert (one round trip) is still replaced."""
+        present = await self.retrieve([p.id for p in points], with_payload=False)
+        absent = [p for p in points if normalise_id(p.id) not in present]
+        await self.upsert(absent)
+        return [p.id for p in absent]
+
     async def set_payload(self, point_id: str, payload: dict) -> None:
         """Overwrite the whole payload of an existing point."""
         pid = normalise_id(point_id)
