@@ -30,6 +30,7 @@ from app.ops.metrics_router import router as metrics_router
 from app.ops.portable_router import router as portable_router
 from app.ops.router import router as ops_router
 from app.ops.settings_router import router as settings_router
+from app.ops.vector_index_router import router as vector_index_router
 from app.ops.write_gate import WriteGate, WriteGateMiddleware
 from app.recall.core_router import router as core_router
 from app.recall.router import router as recall_router
@@ -133,6 +134,7 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     app.include_router(settings_router)
     app.include_router(portable_router)
     app.include_router(webhooks_router)
+    app.include_router(vector_index_router)
     mount_console(app)
     mcp_server = mount_mcp(app)
     install_openapi(app)

@@ -37,9 +37,14 @@ in a temporary data dir, or in --keep-data DIR: rerunning with the same DIR resu
 already acknowledged are skipped; Engram re-queues any memory not yet embedded at start-up).
 --base-url/--api-key reuse a running server instead.
 
+--index-vectors builds the embedded vector index's HNSW graphs (POST /admin/vectors/index) after
+the ingest and before recall is timed, and reports the build's seconds; without it recall is
+timed on the index as ingested (exact search, as the service leaves it).
+
 Usage: .venv/bin/python bench/scale.py [--memories 100000] [--users 10] [--queries 500]
        [--keep-data DIR] [--base-url URL --api-key K1,K2,... [--admin-key K] [--data-dir DIR]]
        [--supplied-vectors [--vector-pool 5000] [--vector-noise 0.02]] [--clients 8]
+       [--index-vectors]
 """
 
 import argparse
@@ -997,6 +1002,15 @@ def mb(snap: dict[str, Any] | None, name: str) -> str:
     return f"{figures['rss_mb']} MB{split}"
 
 
+def index_line(index: dict[str, Any] | None) -> str:
+    if index is None:
+        return "as ingested (exact search; --index-vectors builds HNSW)"
+    return (
+        f"built in {index['seconds']} s: {index['indexed_segments']} of {index['segments']} "
+        f"segments with HNSW, {index['points']:,} points"
+    )
+
+
 def markdown(result: dict[str, Any]) -> str:
     """The headline figures as a markdown table."""
     gen, ing, emb, rec = (result[k] for k in ("generator", "ingest", "embedding", "recall"))
@@ -1018,6 +1032,7 @@ def markdown(result: dict[str, Any]) -> str:
             else "already embedded (resumed run)",
         ),
         ("embedding wait outcome", emb["outcome"]),
+        ("vector index before recall", index_line(result.get("vector_index"))),
         ("/recall wall p50 / p95 / p99, with query embedding", f"{fmt(with_q['wall'])} ms"),
         ("/recall wall p50 / p95 / p99, precomputed vector", f"{fmt(without['wall'])} ms"),
         (
@@ -1137,6 +1152,21 @@ def generate(args: argparse.Namespace) -> tuple[list, list, list, dict[str, Any]
     return people, items, queries, info
 
 
+def build_vector_index(server: Server) -> dict[str, Any]:
+    """POST /admin/vectors/index before recall is timed (--index-vectors): the report, and the
+    load average while it ran."""
+    if server.admin_key is None:
+        raise SystemExit("--index-vectors needs the admin key (--admin-key with --base-url)")
+    log("building the vector index (HNSW); the server answers nothing else meanwhile")
+    headers = {"Authorization": f"Bearer {server.admin_key}"}
+    with httpx.Client(base_url=server.base, timeout=httpx.Timeout(None, connect=10)) as client:
+        response = client.post("/admin/vectors/index", headers=headers)
+    response.raise_for_status()
+    report = dict(response.json()) | {"load_after": round(os.getloadavg()[0], 2)}
+    log(f"vector index: {report}")
+    return report
+
+
 def run(args: argparse.Namespace, server: Server, people, items, queries) -> dict[str, Any]:
     """Everything that needs the server: ingest, wait, recall, probes, figures."""
     header: dict[str, Any] = {"seed": args.seed, "memories": args.memories, "users": args.users}
@@ -1165,6 +1195,7 @@ def run(args: argparse.Namespace, server: Server, people, items, queries) -> dic
         synced = wait_jobs_drained(client, server, "sync", started, SYNC_WAIT_S)
         jobs = all_jobs(client, server)
         rss["enriched"] = snapshot(server)
+        index = build_vector_index(server) if args.index_vectors else None
         log(
             f"all embedded after {embedded['seconds_since_first_batch']} s, enriched after "
             f"{enriched['seconds_since_first_batch']} s, windows after "
@@ -1194,6 +1225,7 @@ def run(args: argparse.Namespace, server: Server, people, items, queries) -> dic
         "enrichment": enriched,
         "sync": synced,
         "jobs_before_recall": jobs,
+        "vector_index": index,
         "recall": recall,
         "concurrent": concurrent,
         "endpoints": endpoints,
@@ -1222,6 +1254,11 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--vector-pool", type=int, default=5000, help="texts embedded for real")
     parser.add_argument("--vector-noise", type=float, default=0.02, help="sigma per dimension")
     parser.add_argument("--clients", type=int, default=8, help="concurrent pass (0: none)")
+    parser.add_argument(
+        "--index-vectors",
+        action="store_true",
+        help="build the vector index (POST /admin/vectors/index) before timing recall",
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "scale.json")
     return parser.parse_args()
 

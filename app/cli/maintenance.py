@@ -1,4 +1,5 @@
-"""Maintenance over the server's admin jobs: reembed, sync, reprocess, fsck, migrate, job."""
+"""Maintenance over the server's admin jobs: reembed, sync, reprocess, fsck, migrate, job,
+index-vectors."""
 
 import time
 from typing import Annotated, Any
@@ -9,6 +10,7 @@ from rich.table import Table
 
 from app.cli.context import options
 from app.cli.errors import FAILED
+from app.cli.http import LONG
 from app.cli.jobs import POLL_S, RateColumn, follow
 from app.cli.output import console, emit_json, key_value_table
 
@@ -109,6 +111,27 @@ def migrate(ctx: typer.Context) -> None:
         "known": len(report.get("migrations", [])),
     }
     console.print(key_value_table("Schema", rows))
+
+
+def index_vectors(ctx: typer.Context) -> None:
+    """Build the embedded vector index's HNSW graphs (POST /admin/vectors/index).
+
+    Searches are exact until then, and slow down with the store. The build answers no other
+    request while it runs (about 2 minutes at 100k memories): use --data-dir on a stopped store.
+    """
+    opts = options(ctx)
+    report = opts.client().post("/admin/vectors/index", timeout=LONG)
+    if opts.as_json:
+        emit_json(report)
+        return
+    rows = {
+        "engine": report["engine"],
+        "built now": report["built"] or "no: the engine indexes by itself",
+        "seconds": report["seconds"],
+        "points": report["points"],
+        "segments with HNSW": f"{report['indexed_segments']} of {report['segments']}",
+    }
+    console.print(key_value_table("Vector index", rows))
 
 
 def _run_job(ctx: typer.Context, path: str, body: dict[str, Any], label: str, wait: bool) -> None:

@@ -117,6 +117,7 @@ command("sync", maintenance.sync)
 command("reprocess", maintenance.reprocess)
 command("fsck", maintenance.fsck)
 command("migrate", maintenance.migrate)
+command("index-vectors", maintenance.index_vectors)
 command("job", maintenance.job)
 cli.add_typer(keys.keys, name="keys")
 

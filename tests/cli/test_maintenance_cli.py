@@ -89,6 +89,19 @@ def test_reprocess_fsck_and_migrate(server: LiveServer) -> None:
     assert "Schema" in server.run("migrate").output
 
 
+def test_index_vectors_reports_the_embedded_shard(server: LiveServer) -> None:
+    built = server.run("--json", "index-vectors")
+    assert built.exit_code == 0, built.output
+    report = json.loads(built.stdout)
+    assert report["engine"] == "edge" and report["built"] and report["points"] >= 5
+    # Five small memories stay below Qdrant's indexing threshold: searched exactly.
+    assert report["indexed_segments"] == 0 and report["segments"] >= 1
+    assert "segments with HNSW" in server.run("index-vectors").output
+    recalled = httpx.get(f"{server.url}/recall", params={"query": "maintenance"}, headers=ALICE)
+    assert recalled.status_code == 200 and recalled.json()["count"] >= 1
+
+
 def test_maintenance_needs_the_admin_key(server: LiveServer, tmp_path: Path) -> None:
     result = server.run("sync", admin_key=ALICE_KEY)
     assert result.exit_code == 4 and "admin key" in result.output
+    assert server.run("index-vectors", admin_key=ALICE_KEY).exit_code == 4

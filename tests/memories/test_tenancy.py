@@ -47,6 +47,7 @@ ENDPOINTS = [
     ("GET", "/admin/export", None),
     ("POST", "/admin/import", None),
     ("POST", "/admin/migrate", None),
+    ("POST", "/admin/vectors/index", None),
     ("DELETE", "/admin/users/alice", None),
     ("DELETE", f"/admin/memories/{SOME_ID}", None),
     ("DELETE", f"/memory/{SOME_ID}?erase=true", None),

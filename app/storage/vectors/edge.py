@@ -22,6 +22,7 @@ from app.storage.vectors.base import (
     SPARSE,
     WINDOW,
     ChannelHits,
+    IndexBuild,
     VectorFilter,
     VectorHit,
     VectorIndexError,
@@ -34,6 +35,7 @@ from app.storage.vectors.base import (
     scope_clause,
 )
 from app.storage.vectors.bm25 import query_terms
+from app.storage.vectors.edge_index import build_index_sync
 from app.storage.vectors.edge_load import (
     CONFIG_FILE,
     SEARCH_THREADS,
@@ -118,9 +120,9 @@ class EdgeVectorIndex:
             return False
         return True
 
-    async def optimize(self) -> bool:
-        """Build HNSW / merge segments (blocking on the shard thread); operator path."""
-        return await self._call(lambda s: s.optimize())
+    async def build_index(self) -> IndexBuild:
+        """Builds HNSW where the segments call for one; holds the GIL (edge_index.py)."""
+        return await self._call(partial(build_index_sync, self.path))
 
     async def purge_deleted(self) -> None:
         """Rewrites the shard from its live points, so deleted points leave its files; every
@@ -191,7 +193,7 @@ class EdgeVectorIndex:
     async def search_dense(
         self, vector: list[float], flt: VectorFilter, limit: int, *, with_payload: bool = True
     ) -> list[VectorHit]:
-        """Cosine nearest neighbours (exact brute force until ``optimize`` builds HNSW)."""
+        """Cosine nearest neighbours (exact until ``build_index`` builds HNSW)."""
         query = qe.Query.Nearest(check_vector(vector, self.dimension), using=DENSE)
         return await self._query(limit, flt, with_payload, query=query)
 
