@@ -10,10 +10,7 @@ from app.storage.vectors.base import (
     RRF_K,
     SPARSE,
     WINDOW,
-    BlockingChannelSearch,
     ChannelHits,
-    IndexBuild,
-    IndexBuilder,
     PayloadIndexSpec,
     VectorDimensionMismatch,
     VectorFilter,
@@ -24,8 +21,10 @@ from app.storage.vectors.base import (
     VectorPointNotFound,
     VectorRecord,
 )
+from app.storage.vectors.capabilities import BlockingChannelSearch, IndexBuild, IndexBuilder
 from app.storage.vectors.edge import EdgeVectorIndex
-from app.storage.vectors.remote import MEMORY_LOCATION, RemoteVectorIndex
+from app.storage.vectors.remote import RemoteVectorIndex
+from app.storage.vectors.remote_collection import MEMORY_LOCATION
 
 __all__ = [
     "DENSE",

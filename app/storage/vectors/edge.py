@@ -22,7 +22,6 @@ from app.storage.vectors.base import (
     SPARSE,
     WINDOW,
     ChannelHits,
-    IndexBuild,
     VectorFilter,
     VectorHit,
     VectorIndexError,
@@ -35,6 +34,7 @@ from app.storage.vectors.base import (
     scope_clause,
 )
 from app.storage.vectors.bm25 import query_terms
+from app.storage.vectors.capabilities import IndexBuild
 from app.storage.vectors.edge_index import build_index_sync
 from app.storage.vectors.edge_load import (
     CONFIG_FILE,
@@ -346,8 +346,7 @@ class EdgeVectorIndex:
 
     def _rebuild_sync(self, shard: qe.EdgeShard) -> qe.EdgeShard:
         build_fresh_copy(shard, self.path, self._stored_config())
-        # From here the old shard is closed: a failure leaves the index failing until a restart
-        # (the next open finishes the swap).
+        # The old shard is closed from here: a failure fails the index until the next open.
         shard.close()
         swap_in(self.path)
         self._shard = self._load_sync()  # before the next queued call runs

@@ -21,7 +21,8 @@ from pathlib import Path
 
 import qdrant_edge as qe
 
-from app.storage.vectors.base import DENSE, IndexBuild
+from app.storage.vectors.base import DENSE
+from app.storage.vectors.capabilities import IndexBuild
 
 SEGMENTS = "segments"
 SEGMENT_FILE = "segment.json"

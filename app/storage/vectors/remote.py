@@ -16,12 +16,10 @@ from qdrant_client import AsyncQdrantClient, models
 from app.scope import Scope
 from app.storage.vectors.base import (
     DENSE,
-    PAYLOAD_INDEXES,
     RRF_K,
     SPARSE,
     WINDOW,
     ChannelHits,
-    VectorDimensionMismatch,
     VectorFilter,
     VectorHit,
     VectorIndexError,
@@ -35,17 +33,21 @@ from app.storage.vectors.base import (
     scope_clause,
 )
 from app.storage.vectors.bm25 import document_terms, query_terms
+from app.storage.vectors.remote_collection import (
+    check_dimension,
+    create_collection,
+    ensure_payload_indexes,
+    make_client,
+)
 from app.storage.vectors.remote_models import (
     dense_of,
     engine_filter_of,
     has_dense,
-    index_schema,
     prefetch_stage,
     sparse_vector,
 )
 
 log = logging.getLogger(__name__)
-MEMORY_LOCATION = ":memory:"
 HEALTH_TIMEOUT_S = 5
 UPSERT_CHUNK = 256
 MODEL_METADATA_KEY = "engram_embedding_model"  # the model that made the dense vectors
@@ -84,14 +86,14 @@ class RemoteVectorIndex:
         if self._open:
             return
         if self._client is None:
-            self._client = _make_client(self._url or "", self._api_key)
+            self._client = make_client(self._url or "", self._api_key)
         try:
             if not await self._client.collection_exists(self.collection):
-                await self._create_collection()
+                await create_collection(self._client, self.collection, self.dimension)
             info = await self._client.get_collection(self.collection)
-            self._check_dimension(info)
+            check_dimension(info, self.collection, self.dimension)
             self._check_windows(info)
-            await self._ensure_payload_indexes(info)
+            await ensure_payload_indexes(self._client, self.collection, info)
         except BaseException:
             await self.close()
             raise
@@ -341,38 +343,6 @@ class RemoteVectorIndex:
             self.collection, vectors=names, points=everything, wait=True
         )
 
-    async def _create_collection(self) -> None:
-        """Create the collection: cosine dense and window vectors plus BM25 sparse vector with
-        IDF."""
-        assert self._client is not None
-        try:
-            dense = models.VectorParams(size=self.dimension, distance=models.Distance.COSINE)
-            sparse = models.SparseVectorParams(modifier=models.Modifier.IDF)
-            await self._client.create_collection(
-                self.collection,
-                vectors_config={DENSE: dense, WINDOW: dense},
-                sparse_vectors_config={SPARSE: sparse},
-            )
-        except Exception:
-            # Another worker may have created it between the existence check and now.
-            if not await self._client.collection_exists(self.collection):
-                raise
-
-    def _check_dimension(self, info: models.CollectionInfo) -> None:
-        """Raise if the collection lacks our vectors or has another dense size."""
-        vectors = info.config.params.vectors
-        dense = vectors.get(DENSE) if isinstance(vectors, dict) else None
-        sparse = info.config.params.sparse_vectors or {}
-        if dense is None or SPARSE not in sparse:
-            raise VectorIndexError(
-                f"Qdrant collection '{self.collection}' exists but has no '{DENSE}' dense and "
-                f"'{SPARSE}' sparse vectors; it was not created by Engram"
-            )
-        if dense.size != self.dimension:
-            raise VectorDimensionMismatch(
-                f"the Qdrant collection '{self.collection}'", dense.size, self.dimension
-            )
-
     def _check_windows(self, info: models.CollectionInfo) -> None:
         """Notes whether the collection has window vectors (one made earlier has none)."""
         vectors = info.config.params.vectors
@@ -384,20 +354,3 @@ class RemoteVectorIndex:
                 self.collection,
                 WINDOW,
             )
-
-    async def _ensure_payload_indexes(self, info: models.CollectionInfo) -> None:
-        """Create the payload indexes the collection does not have yet."""
-        assert self._client is not None
-        existing = info.payload_schema or {}
-        for spec in PAYLOAD_INDEXES:
-            if spec.field not in existing:
-                await self._client.create_payload_index(
-                    self.collection, spec.field, field_schema=index_schema(spec), wait=True
-                )
-
-
-def _make_client(url: str, api_key: str | None) -> AsyncQdrantClient:
-    """A client for a server URL, or qdrant-client's in-memory local mode."""
-    if url == MEMORY_LOCATION:
-        return AsyncQdrantClient(location=MEMORY_LOCATION)
-    return AsyncQdrantClient(url=url, api_key=api_key, timeout=HEALTH_TIMEOUT_S * 2)
