@@ -9,9 +9,13 @@ sends it: with `exact=True` (the reference), and as recall runs it (through the 
 one is built, at each --ef). Reports the p50/p95 of each, and overlap@10 / overlap@--limit: the
 share of the exact top results the other search returned. With --build the index is built
 first (what POST /admin/vectors/index runs), timed; without it, the shard is measured as it is.
+--user-graphs-only first recreates every keyword payload index but the two user fields with
+`enable_hnsw=False` (no HNSW graph per tag, type, role… value), the variant measured in
+bench/results/2026-12-02-growth.md; give it a store that was never indexed (a fresh
+`bench/scale.py --keep-data DIR` store), since a built segment is not built again.
 
-Usage: .venv/bin/python bench/vector_index.py DIR [--build] [--queries 200] [--limit 60]
-       [--ef 100,200] [--noise 0.03]
+Usage: .venv/bin/python bench/vector_index.py DIR [--build [--user-graphs-only]] [--queries 200]
+       [--limit 60] [--ef 100,200] [--noise 0.03]
 """
 
 import argparse
@@ -32,6 +36,16 @@ from app.storage.vectors.edge_index import build_index_sync
 from app.storage.vectors.edge_load import load_shard
 
 SAMPLE = 4000
+USER_FIELDS = {"user_id", SHARED_LIVE}
+
+
+def user_graphs_only(shard: qe.EdgeShard) -> None:
+    """Every keyword index but the user fields recreated without its HNSW payload graphs."""
+    for field, info in shard.info().payload_schema.items():
+        if info.data_type == qe.PayloadSchemaType.Keyword and field not in USER_FIELDS:
+            shard.update(qe.UpdateOperation.delete_field_index(field))
+            params = qe.KeywordIndexParams(enable_hnsw=False)
+            shard.update(qe.UpdateOperation.create_field_index(field, params))
 
 
 def queries(shard: qe.EdgeShard, count: int, noise: float, seed: int) -> list[tuple[str, list]]:
@@ -84,6 +98,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     path = args.data_dir / "qdrant"
     shard, _ = load_shard(path, args.dimension)
     try:
+        if args.user_graphs_only:
+            user_graphs_only(shard)
         build = asdict(build_index_sync(path, shard)) if args.build else None
         return {"build": build} | measure(shard, args)
     finally:
@@ -108,6 +124,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data_dir", type=Path, help="a stopped Engram data directory")
     parser.add_argument("--build", action="store_true", help="build the HNSW index first")
+    parser.add_argument(
+        "--user-graphs-only", action="store_true", help="no payload graphs but the user fields'"
+    )
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--limit", type=int, default=60, help="results per search")
     parser.add_argument("--ef", type=lambda s: [int(x) for x in s.split(",")], default=[100])
