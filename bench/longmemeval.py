@@ -425,9 +425,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=1))
-    print(table(summaries))
+    sys.stdout.write(table(summaries) + "\n")
     for name, rows in runs.items():
-        print(f"\n{name} by type\n{table(by_type(rows))}")
+        sys.stdout.write(f"\n{name} by type\n{table(by_type(rows))}\n")
 
 
 if __name__ == "__main__":
