@@ -13,7 +13,8 @@ the turns marked `has_answer` (a result stands for a turn when it is that turn, 
 a fact drawn from it): recall@1/5/10/20, hit@1, hit@10 and MRR, overall and per question type,
 beside BM25 on the same turns (`channels=bm25`) in the same run. Abstention questions (`_abs`:
 the history does not hold the answer) are scored apart, as "nothing returned" at the default
-relevance floor.
+relevance floor; knowledge updates (evidence in more than one session) also as "latest first":
+the first evidence turn in the ranking is the latest one, the current value.
 
 Data: LongMemEval (Wu et al., ICLR 2025), MIT licence, read from ../shared/data/longmemeval/
 beside the checkout by default (`--data` takes any file in its format); never copied into the
@@ -211,6 +212,16 @@ def scores(evidence: Sequence[str], ranked: Sequence[set[str]]) -> dict[str, flo
     return found
 
 
+def latest_first(evidence: Sequence[str], ranked: Sequence[set[str]]) -> float | None:
+    """For a changed fact (evidence in more than one session): 1.0 if the first evidence turn
+    in the ranking is the latest one (the current value), 0.0 if an older one comes first or
+    none is found; None when the evidence is in one session."""
+    if len({turn.split("#")[0] for turn in evidence}) < 2:
+        return None
+    first = next((ids for ids in ranked[:DEPTH] if ids & set(evidence)), set())
+    return 1.0 if evidence[-1] in first else 0.0
+
+
 METRICS = ("r@1", "r@5", "r@10", "r@20", "hit@1", "hit@10", "mrr")
 
 
@@ -225,6 +236,9 @@ def summarise(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     summary["abstention_empty"] = (
         round(statistics.fmean(not r["ranked"] for r in abstaining), 4) if abstaining else None
     )
+    updates = [r["latest_first"] for r in answerable if r.get("latest_first") is not None]
+    summary["updates_n"] = len(updates)
+    summary["latest_first"] = round(statistics.fmean(updates), 4) if updates else None
     summary["p50_ms"] = round(statistics.median(r["ms"] for r in rows), 1) if rows else None
     return summary
 
@@ -235,14 +249,19 @@ def by_type(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 
 def table(summaries: dict[str, dict[str, Any]]) -> str:
-    header = "| run | n | R@1 | R@5 | R@10 | R@20 | hit@1 | hit@10 | MRR | abstained | p50 ms |"
-    lines = [header, "|" + "---|" * 11]
+    header = (
+        "| run | n | R@1 | R@5 | R@10 | R@20 | hit@1 | hit@10 | MRR | abstained | latest first "
+        "| p50 ms |"
+    )
+    lines = [header, "|" + "---|" * 12]
     for name, s in summaries.items():
         cells = [f"{s[m]:.3f}" if s[m] is not None else "–" for m in METRICS]
         abstained = (
             f"{s['abstention_empty']:.2f} of {s['abstention_n']}" if s["abstention_n"] else "–"
         )
-        lines.append(f"| {name} | {s['n']} | {' | '.join(cells)} | {abstained} | {s['p50_ms']} |")
+        latest = f"{s['latest_first']:.2f} of {s['updates_n']}" if s["updates_n"] else "–"
+        row = [name, str(s["n"]), *cells, abstained, latest, str(s["p50_ms"])]
+        lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
 
 
@@ -348,6 +367,8 @@ def ask(
     }
     if not question.abstention:
         row.update(scores(question.evidence, ranked))
+        if question.question_type == "knowledge-update":
+            row["latest_first"] = latest_first(question.evidence, ranked)
     return row
 
 
