@@ -64,10 +64,17 @@ def installed() -> None:
 async def engram(
     falkordb_url: str, tmp_path_factory: pytest.TempPathFactory
 ) -> AsyncIterator[dict[str, str]]:
-    """A live Engram with a worker (remember jobs finish), as the environment the tests read."""
-    settings = test_settings(tmp_path_factory.mktemp("ts"), falkordb_url=falkordb_url, workers=1)
-    async with live_server(settings) as url:
-        yield {"ENGRAM_URL": url, "ENGRAM_API_KEY": ALICE_KEY, "ENGRAM_OTHER_API_KEY": BOB_KEY}
+    """A live Engram with a worker (remember jobs finish), and one without (they stay queued),
+    as the environment the tests read."""
+    working = test_settings(tmp_path_factory.mktemp("ts"), falkordb_url=falkordb_url, workers=1)
+    idle = test_settings(tmp_path_factory.mktemp("ts_idle"), falkordb_url=falkordb_url)
+    async with live_server(working) as url, live_server(idle) as idle_url:
+        yield {
+            "ENGRAM_URL": url,
+            "ENGRAM_IDLE_URL": idle_url,
+            "ENGRAM_API_KEY": ALICE_KEY,
+            "ENGRAM_OTHER_API_KEY": BOB_KEY,
+        }
 
 
 async def test_the_client_suite_passes_against_a_live_engram(installed, engram):

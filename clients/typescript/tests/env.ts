@@ -9,6 +9,8 @@ function required(name: string): string {
 }
 
 export const baseUrl = required("ENGRAM_URL");
+/** An Engram without a worker: its /remember jobs stay queued. */
+export const idleUrl = required("ENGRAM_IDLE_URL");
 export const aliceKey = required("ENGRAM_API_KEY");
 export const bobKey = required("ENGRAM_OTHER_API_KEY");
 

@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { alice, uniqueTag } from "./env.js";
+import { Engram, JobTimeoutError, NotFoundError } from "engram-client";
+
+import { alice, aliceKey, idleUrl, uniqueTag } from "./env.js";
 
 test("remember answers at once; with wait it returns the finished job", async () => {
   const client = alice();
@@ -38,4 +40,21 @@ test("a memoryless remember queues nothing, and wait returns at once", async () 
   assert.equal(answer.status, "memoryless");
   assert.equal(answer.job_id, null);
   assert.equal(answer.job, undefined);
+});
+
+test("a job still queued when the wait ends is a JobTimeoutError carrying its state", async () => {
+  const client = new Engram({ baseUrl: idleUrl, apiKey: aliceKey });
+  const error = await client
+    .remember(
+      { session_id: uniqueTag("idle"), messages: [{ role: "user", content: "I play the cello." }] },
+      { wait: { timeoutMs: 300, intervalMs: 100 } },
+    )
+    .catch((e: unknown) => e);
+  assert.ok(error instanceof JobTimeoutError);
+  assert.equal(error.error, "job_timeout");
+  assert.equal((error.job as { state: string }).state, "queued");
+});
+
+test("waiting for a job that is not yours is a NotFoundError", async () => {
+  await assert.rejects(alice().waitForJob("remember:nobody:0000"), NotFoundError);
 });
