@@ -91,6 +91,8 @@ export class Transport {
     async attempt(call, headers, signal) {
         const controller = new AbortController();
         const abort = () => controller.abort(signal?.reason);
+        if (signal?.aborted)
+            abort();
         signal?.addEventListener("abort", abort, { once: true });
         const timer = setTimeout(() => controller.abort(new Error(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
         try {

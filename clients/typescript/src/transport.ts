@@ -134,6 +134,7 @@ export class Transport {
   private async attempt(call: Call, headers: Headers, signal: AbortSignal | undefined): Promise<Response> {
     const controller = new AbortController();
     const abort = () => controller.abort(signal?.reason);
+    if (signal?.aborted) abort();
     signal?.addEventListener("abort", abort, { once: true });
     const timer = setTimeout(
       () => controller.abort(new Error(`no answer within ${this.timeoutMs} ms`)),

@@ -100,3 +100,18 @@ test("an unreachable Engram is an EngramConnectionError after the retries", asyn
   assert.equal(error.code, 0);
   assert.equal(calls, 2);
 });
+
+test("a call the caller aborts is not retried and rejects with the abort's reason", async () => {
+  let calls = 0;
+  const counting: Fetch = async (input, init) => {
+    calls += 1;
+    return globalThis.fetch(input, init);
+  };
+  const client = alice({ fetch: counting, maxRetries: 3 });
+  const error = await client.memories
+    .store({ content: "Never stored" }, { signal: AbortSignal.abort() })
+    .catch((e: unknown) => e);
+  assert.ok(!(error instanceof EngramConnectionError));
+  assert.equal((error as Error).name, "AbortError");
+  assert.ok(calls <= 1);
+});
