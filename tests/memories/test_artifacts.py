@@ -4,16 +4,19 @@ pages, download, signed URLs, limits and checks, tenancy, and what deleting does
 import asyncio
 import base64
 import hashlib
+import json
 import time
 from pathlib import Path
 
 import httpx
 import pytest
 
+from app.main import create_app
 from app.memories.artifact_checks import safe_filename
 from app.memories.artifact_links import Grant, sign
 from app.storage.artifacts import owner_dir
 from tests.conftest import AGENT_KEY, ALICE_KEY, BOB_KEY, auth, running_client, test_settings
+from tests.live import live_server
 
 ALICE, BOB = auth(ALICE_KEY), auth(BOB_KEY)
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4
@@ -267,3 +270,88 @@ async def test_ids_must_be_uuids(app_client: httpx.AsyncClient, memory_id: str):
     real = await new_memory(app_client)
     answer = await app_client.get(f"/memory/{real}/artifacts/../../x", headers=ALICE)
     assert answer.status_code in (400, 404)
+
+
+NOT_MEDIA_TYPES = [
+    "text/plain\r\nX-Injected: 1",
+    "text/plain\x0b",
+    "text/plain\n",
+    "text/plain; charset=\"a\rb\"",
+    "text /plain",
+    "text",
+    "text/plain; charset",
+]
+
+
+@pytest.mark.parametrize("declared", NOT_MEDIA_TYPES)
+async def test_a_content_type_that_is_not_a_media_type_is_refused(
+    app_client: httpx.AsyncClient, declared: str
+):
+    """Issue 41, item 4: a JSON upload kept CR/LF/VT in its type (201), and every download of
+    it then broke; JSON and multipart uploads now answer 400 naming content_type."""
+    memory_id = await new_memory(app_client)
+    as_json = await attach(
+        app_client, memory_id, filename="a.txt", content_type=declared, content="x"
+    )
+    as_form = await app_client.post(
+        f"/memory/{memory_id}/artifacts",
+        files={"file": ("a.txt", b"x", "text/plain")},
+        data={"content_type": declared},
+        headers=ALICE,
+    )
+    for answer in (as_json, as_form):
+        assert answer.status_code == 400, answer.text
+        assert answer.json()["error"] == "bad_request"
+        assert "Invalid content_type" in answer.json()["message"]
+    listed = (await app_client.get(f"/memory/{memory_id}/artifacts", headers=ALICE)).json()
+    assert listed["count"] == 0
+
+
+async def test_a_part_whose_own_type_is_not_a_media_type_is_refused(app_client: httpx.AsyncClient):
+    memory_id = await new_memory(app_client)
+    answer = await app_client.post(
+        f"/memory/{memory_id}/artifacts",
+        files={"file": ("a.txt", b"x", "text/plain\x0bx")},
+        headers=ALICE,
+    )
+    assert answer.status_code == 400 and "Invalid content_type" in answer.json()["message"]
+    with_parameters = await attach(
+        app_client,
+        memory_id,
+        filename="n.md",
+        content_type='Text/Markdown ; charset="utf-8"',
+        content="# notes",
+    )
+    assert with_parameters.status_code == 201, with_parameters.text
+    assert with_parameters.json()["artifact"]["content_type"] == "text/markdown"
+
+
+async def test_a_stored_type_that_is_not_a_media_type_is_served_as_bytes(
+    falkordb_url: str, tmp_path: Path
+):
+    """A record stored before types were checked: its signed URL still downloads (over a real
+    HTTP server, whose header writer refused the bad value and dropped the connection), as
+    application/octet-stream, and fsck names it."""
+    settings = test_settings(tmp_path, falkordb_url=falkordb_url)
+    app = create_app(settings)
+    async with live_server(settings, app) as base, httpx.AsyncClient(base_url=base) as client:
+        created = await client.post("/memory", json={"content": "legacy"}, headers=ALICE)
+        memory_id = created.json()["memory_id"]
+        meta = (await attach(client, memory_id, filename="r.txt", content="report")).json()
+        stored = [{**meta["artifact"], "content_type": "text/plain\r\nX-Injected: 1\x0b"}]
+        await app.state.stores.graph.query(
+            "MATCH (m:Memory {id: $id}) SET m.artifacts = $artifacts",
+            {"id": memory_id, "artifacts": json.dumps(stored)},
+        )
+        aid = meta["artifact"]["id"]
+        made = await client.post(f"/memory/{memory_id}/artifacts/{aid}/url", headers=ALICE)
+        assert made.status_code == 200, made.text
+        downloaded = await client.get(made.json()["url"])
+        assert downloaded.status_code == 200 and downloaded.content == b"report"
+        assert downloaded.headers["content-type"] == "application/octet-stream"
+        assert "x-injected" not in downloaded.headers
+
+        report = (await client.post("/admin/fsck", json={}, headers=ALICE)).json()
+        assert report["counts"].get("bad_artifact_type") == 1
+        issue = next(i for i in report["issues"] if i["type"] == "bad_artifact_type")
+        assert issue["ids"] == [memory_id] and aid in issue["detail"]
