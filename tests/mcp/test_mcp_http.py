@@ -207,6 +207,26 @@ async def test_bad_arguments_are_named(base_url: str):
         assert "importance" in message
 
 
+async def test_an_id_that_is_a_dot_segment_reaches_no_other_route(base_url: str):
+    """Issue 41, item 5: delete_artifact(M, "..") deleted memory M itself (the URL
+    /memory/M/artifacts/.. resolves to /memory/M) and get_artifact(M, "..") returned it."""
+    async with mcp_session(base_url, bearer(ALICE_KEY)) as session:
+        memory_id = (await call(session, "store", content="kept, whatever the artifact id"))[
+            "memory_id"
+        ]
+        for artifact_id in ("..", "."):
+            for tool in ("get_artifact", "delete_artifact"):
+                message = await failure(
+                    session, tool, memory_id=memory_id, artifact_id=artifact_id
+                )
+                assert "bad_request: artifact_id must be a valid UUID" in message, (tool, message)
+        for tool in ("get", "delete", "list_artifacts", "related"):
+            message = await failure(session, tool, memory_id="..")
+            assert "bad_request: memory_id must be a valid UUID" in message, (tool, message)
+        assert (await call(session, "get", memory_id=memory_id))["content"].startswith("kept")
+        assert "not_found" in await failure(session, "remember_status", job_id="..")
+
+
 async def test_importance_takes_the_rest_api_s_levels(base_url: str):
     async with mcp_session(base_url, bearer(ALICE_KEY)) as session:
         stored = await call(session, "store", content="Backups run nightly", importance="high")

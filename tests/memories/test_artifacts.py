@@ -355,3 +355,47 @@ async def test_a_stored_type_that_is_not_a_media_type_is_served_as_bytes(
         assert report["counts"].get("bad_artifact_type") == 1
         issue = next(i for i in report["issues"] if i["type"] == "bad_artifact_type")
         assert issue["ids"] == [memory_id] and aid in issue["detail"]
+
+
+async def raw_request(app: object, method: str, path: str) -> tuple[int, dict]:
+    """One request to the ASGI app with its path exactly as given (httpx resolves dot segments
+    before sending, as most clients do; curl --path-as-is does not)."""
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "root_path": "",
+        "query_string": b"",
+        "headers": [(b"host", b"engram"), (b"authorization", f"Bearer {ALICE_KEY}".encode())],
+        "server": ("engram", 80),
+        "client": ("127.0.0.1", 50000),
+    }
+    sent: list[dict] = []
+
+    async def receive() -> dict:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    await app(scope, receive, send)  # type: ignore[operator]
+    body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+    return sent[0]["status"], json.loads(body)
+
+
+async def test_an_artifact_id_that_is_a_dot_segment_is_refused_as_sent(
+    app_client: httpx.AsyncClient,
+):
+    """A raw `/memory/M/artifacts/..` is the artifact route, which refuses the id before any
+    store is reached; the memory stays."""
+    memory_id = await new_memory(app_client)
+    for method, suffix in (("GET", ""), ("DELETE", ""), ("POST", "/url")):
+        path = f"/memory/{memory_id}/artifacts/..{suffix}"
+        status, body = await raw_request(app_client.app, method, path)  # type: ignore[attr-defined]
+        assert status == 400, (method, body)
+        assert body["message"] == "artifact_id must be a valid UUID"
+    assert (await app_client.get(f"/memory/{memory_id}", headers=ALICE)).status_code == 200
