@@ -271,6 +271,12 @@ async def test_tenancy_holds_across_keys_and_agents(base_url: str):
         assert secret["memory_id"] not in [item["id"] for item in found["results"]]
     async with mcp_session(base_url, bearer(ALICE_KEY, agent="planner")) as alice:
         assert (await call(alice, "get", memory_id=secret["memory_id"]))["content"]
+        turns = [{"role": "user", "content": "My locker moved to the second floor"}]
+        job = await call(alice, "remember", messages=turns, session_id="lockers")
+        assert (await call(alice, "remember_status", job_id=job["job_id"]))["job_id"]
+    async with mcp_session(base_url, bearer(ALICE_KEY, agent="writer")) as sibling:
+        message = await failure(sibling, "remember_status", job_id=job["job_id"])
+        assert "not_found" in message
 
 
 async def test_requests_without_a_valid_key_are_refused(base_url: str, tmp_path: Path):

@@ -199,3 +199,31 @@ async def test_enrichment_status_counts_only_the_callers_memories(app_client: ht
     assert await counted(ALICE) == before["alice"] + 1
     assert await counted(auth(ADMIN_KEY)) == before["admin"] + 1
     assert before["admin"] >= before["alice"] + before["bob"]
+
+
+async def test_a_remember_job_is_read_only_by_the_scope_that_made_it(
+    app_client: httpx.AsyncClient,
+):
+    """Issue 41, item 6: a sibling agent that knew a job id read another agent's /remember job
+    (the ids it stored). The job is the scope's that made it: user and agent."""
+    body = {"messages": [{"role": "user", "content": "I moved to Lisbon"}], "session_id": "s"}
+    made = await app_client.post("/remember", json=body, headers=auth(ALICE_KEY, "planner"))
+    assert made.status_code == 202, made.text
+    path = f"/remember/jobs/{made.json()['job_id']}"
+
+    assert (await app_client.get(path, headers=auth(ALICE_KEY, "planner"))).status_code == 200
+    for other in (
+        auth(ALICE_KEY, "writer"),  # a sibling agent
+        auth(ALICE_KEY, "planner:sub"),  # a sub-agent
+        auth(ALICE_KEY),  # the user, with no agent
+        BOB,
+    ):
+        answer = await app_client.get(path, headers=other)
+        assert answer.status_code == 404, (other, answer.text)
+        assert answer.json()["error"] == "not_found"
+
+    shared = await app_client.post("/remember", json=body, headers=ALICE)
+    shared_path = f"/remember/jobs/{shared.json()['job_id']}"
+    assert (await app_client.get(shared_path, headers=ALICE)).status_code == 200
+    sibling = await app_client.get(shared_path, headers=auth(ALICE_KEY, "planner"))
+    assert sibling.status_code == 404
