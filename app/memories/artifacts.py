@@ -232,12 +232,20 @@ async def _change(
 
 
 async def link(
-    stores: Stores, scope: Scope, memory_id: str, artifact_id: str, *, ttl_s: int, key: bytes
+    stores: Stores,
+    scope: Scope,
+    memory_id: str,
+    artifact_id: str,
+    *,
+    ttl_s: int,
+    key: bytes,
+    key_id: str,
 ) -> tuple[str, str]:
-    """A download token for the artifact and when it expires (ISO-8601)."""
+    """A download token for the artifact and when it expires (ISO-8601); it works while the API
+    key `key_id` does."""
     await find(stores, scope, memory_id, artifact_id)
     expires = int(time.time()) + ttl_s
-    grant = Grant(scope.user_id, scope.agent_id, memory_id, artifact_id, expires)
+    grant = Grant(scope.user_id, scope.agent_id, memory_id, artifact_id, expires, key_id)
     return sign(grant, key), to_iso(datetime.fromtimestamp(expires, UTC))
 
 

@@ -15,10 +15,18 @@ from app.main import create_app
 from app.memories.artifact_checks import safe_filename
 from app.memories.artifact_links import Grant, sign
 from app.storage.artifacts import owner_dir
-from tests.conftest import AGENT_KEY, ALICE_KEY, BOB_KEY, auth, running_client, test_settings
+from tests.conftest import (
+    ADMIN_KEY,
+    AGENT_KEY,
+    ALICE_KEY,
+    BOB_KEY,
+    auth,
+    running_client,
+    test_settings,
+)
 from tests.live import live_server
 
-ALICE, BOB = auth(ALICE_KEY), auth(BOB_KEY)
+ALICE, BOB, ADMIN = auth(ALICE_KEY), auth(BOB_KEY), auth(ADMIN_KEY)
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4
 
 
@@ -211,7 +219,8 @@ async def test_a_signed_url_downloads_without_a_key_until_it_expires(
     tampered = url[:-2] + ("AA" if not url.endswith("AA") else "BB")
     assert (await app_client.get(tampered)).status_code == 403
     key = app_client.app.state.stores.artifacts.url_secret()  # type: ignore[attr-defined]
-    expired = sign(Grant("alice", None, memory_id, aid, int(time.time()) - 1), key)
+    alice_key_id = hashlib.sha256(ALICE_KEY.encode()).hexdigest()[:8]
+    expired = sign(Grant("alice", None, memory_id, aid, int(time.time()) - 1, alice_key_id), key)
     answer = await app_client.get("/artifacts/download", params={"token": expired})
     assert answer.status_code == 403 and "expired" in answer.json()["message"]
 
@@ -276,7 +285,7 @@ NOT_MEDIA_TYPES = [
     "text/plain\r\nX-Injected: 1",
     "text/plain\x0b",
     "text/plain\n",
-    "text/plain; charset=\"a\rb\"",
+    'text/plain; charset="a\rb"',
     "text /plain",
     "text",
     "text/plain; charset",
@@ -399,3 +408,56 @@ async def test_an_artifact_id_that_is_a_dot_segment_is_refused_as_sent(
         assert status == 400, (method, body)
         assert body["message"] == "artifact_id must be a valid UUID"
     assert (await app_client.get(f"/memory/{memory_id}", headers=ALICE)).status_code == 200
+
+
+def respelled(token: str) -> list[str]:
+    """The token with its signature (or payload) spelled otherwise: characters base64 decoding
+    may skip, padding, and a spare bit of the last character set (the same bytes, decoded
+    leniently)."""
+    payload, signature = token.split(".")
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    last = alphabet[alphabet.index(signature[-1]) ^ 1]  # 32 bytes: 43 characters, 2 spare bits
+    return [
+        f"{payload}.{signature[:10]}!!{signature[10:]}",
+        f"{payload}.{signature}=",
+        f"{payload}.{signature[:10]}={signature[10:]}",
+        f"{payload}.{signature[:-1]}{last}",
+        f"{payload}=.{signature}",
+        f"{payload[:4]}!!{payload[4:]}.{signature}",
+    ]
+
+
+async def test_a_signature_is_read_only_as_written(app_client: httpx.AsyncClient):
+    """Issue 41, item 7: a signed URL verified with '!!' or '=' inserted into its signature."""
+    memory_id = await new_memory(app_client)
+    aid = (await attach(app_client, memory_id, filename="r.txt", content="report")).json()
+    made = await app_client.post(
+        f"/memory/{memory_id}/artifacts/{aid['artifact']['id']}/url", headers=ALICE
+    )
+    token = made.json()["url"].split("token=", 1)[1]
+    ok = await app_client.get("/artifacts/download", params={"token": token})
+    assert ok.status_code == 200
+    for variant in respelled(token):
+        answer = await app_client.get("/artifacts/download", params={"token": variant})
+        assert answer.status_code == 403, variant
+        assert answer.json()["message"] == "This download link is not valid"
+
+
+async def test_a_signed_url_stops_working_when_its_key_is_revoked(app_client: httpx.AsyncClient):
+    """Issue 41, item 7: a URL made with a runtime key kept working for up to 7 days after
+    the key was revoked."""
+    made_key = await app_client.post("/admin/keys", json={"user_id": "alice"}, headers=ADMIN)
+    assert made_key.status_code == 201, made_key.text
+    key = auth(made_key.json()["api_key"])
+    memory_id = await new_memory(app_client, key)
+    aid = (await attach(app_client, memory_id, key, filename="r.txt", content="report")).json()
+    path = f"/memory/{memory_id}/artifacts/{aid['artifact']['id']}/url"
+    url = (await app_client.post(path, json={"expires_in": 7 * 86_400}, headers=key)).json()["url"]
+    by_alice = (await app_client.post(path, headers=ALICE)).json()["url"]
+    assert (await app_client.get(url)).status_code == 200
+
+    revoked = await app_client.delete(f"/admin/keys/{made_key.json()['key_id']}", headers=ADMIN)
+    assert revoked.status_code == 200, revoked.text
+    answer = await app_client.get(url)
+    assert answer.status_code == 403 and "revoked" in answer.json()["message"]
+    assert (await app_client.get(by_alice)).status_code == 200  # another key's link stays
