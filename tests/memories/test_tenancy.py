@@ -227,3 +227,31 @@ async def test_a_remember_job_is_read_only_by_the_scope_that_made_it(
     assert (await app_client.get(shared_path, headers=ALICE)).status_code == 200
     sibling = await app_client.get(shared_path, headers=auth(ALICE_KEY, "planner"))
     assert sibling.status_code == 404
+
+
+async def test_health_counts_the_memories_the_callers_scope_sees(app_client: httpx.AsyncClient):
+    """Issue 41, item 8: /health's memory_count was the user-wide count in every agent scope."""
+
+    async def counted(agent: str | None) -> int:
+        answer = await app_client.get("/health", headers=auth(ALICE_KEY, agent))
+        assert answer.status_code == 200, answer.text
+        return answer.json()["memory_count"]
+
+    scopes = (None, "counter", "counter:sub", "other-counter")
+    before = {agent: await counted(agent) for agent in scopes}
+    await create_as(app_client, "counter", "the counter agent's own")
+    await create_as(app_client, "counter", "its sub-agent's", agent_id="counter:sub")
+    after = {agent: await counted(agent) for agent in scopes}
+    assert after == {
+        None: before[None],
+        "counter": before["counter"] + 2,
+        "counter:sub": before["counter:sub"] + 1,
+        "other-counter": before["other-counter"],
+    }
+
+    await create_as(app_client, None, "shared by every agent")
+    assert {agent: await counted(agent) for agent in scopes} == {
+        agent: count + 1 for agent, count in after.items()
+    }
+    admin = (await app_client.get("/health", headers=auth(ADMIN_KEY))).json()["memory_count"]
+    assert admin >= after["counter"] + 1
