@@ -178,6 +178,16 @@ async def test_artifact_tools_round_trip(base_url: str):
         assert "not_found" in await failure(bob, "list_artifacts", memory_id=memory_id)
 
 
+async def test_an_empty_text_artifact_breaks_no_artifact_search(base_url: str):
+    """Issue 41, item 2: one empty text artifact made every include_artifacts recall fail."""
+    async with mcp_session(base_url, bearer(ALICE_KEY, agent="archivist")) as session:
+        memory_id = (await call(session, "store", content="notes of the archive"))["memory_id"]
+        for name, text in (("empty.txt", ""), ("blank.md", " \n\t ")):
+            await call(session, "save_artifact", memory_id=memory_id, filename=name, content=text)
+        found = await call(session, "recall", query="archive notes", include_artifacts=True)
+        assert found["artifacts"]["results"] == [] and found["artifacts"]["skipped"] == 0
+
+
 async def test_context_opens_with_the_session_s_latest_messages(base_url: str):
     async with mcp_session(base_url, bearer(ALICE_KEY)) as session:
         said = ["My canoe is green.", "Green canoes blend into the reeds."]
