@@ -226,9 +226,7 @@ async def test_an_id_that_is_a_dot_segment_reaches_no_other_route(base_url: str)
         ]
         for artifact_id in ("..", "."):
             for tool in ("get_artifact", "delete_artifact"):
-                message = await failure(
-                    session, tool, memory_id=memory_id, artifact_id=artifact_id
-                )
+                message = await failure(session, tool, memory_id=memory_id, artifact_id=artifact_id)
                 assert "bad_request: artifact_id must be a valid UUID" in message, (tool, message)
         for tool in ("get", "delete", "list_artifacts", "related"):
             message = await failure(session, tool, memory_id="..")
