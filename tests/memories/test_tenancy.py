@@ -255,3 +255,14 @@ async def test_health_counts_the_memories_the_callers_scope_sees(app_client: htt
     }
     admin = (await app_client.get("/health", headers=auth(ADMIN_KEY))).json()["memory_count"]
     assert admin >= after["counter"] + 1
+
+
+async def test_health_with_an_agent_outside_the_keys_prefix_is_refused(
+    app_client: httpx.AsyncClient,
+):
+    outside = await app_client.get("/health", headers=auth(AGENT_KEY, "cursor"))
+    assert outside.status_code == 403 and outside.json()["error"] == "forbidden"
+    inside = await app_client.get("/health", headers=auth(AGENT_KEY, "openwebui:bob"))
+    assert inside.status_code == 200 and inside.json()["memory_count"] >= 0
+    responses = (await app_client.get("/openapi.json")).json()["paths"]["/health"]["get"]
+    assert {"400", "401", "403"} <= set(responses["responses"])
