@@ -148,18 +148,10 @@ async def artifact_files(stores: Stores, memories: list[Stored]) -> list[Finding
         if m.invalid is not None or not isinstance(listed, list):
             continue
         for artifact in listed:
-            try:
-                found = await asyncio.to_thread(
-                    files.digest, m.props["user_id"], m.props["id"], artifact["id"]
-                )
-            except OSError as exc:  # there, but unreadable
-                found = f"unreadable ({type(exc).__name__})"
-            if found == artifact["sha256"]:
+            wrong = await _file_problem(files, m.props, artifact)
+            if wrong is None:
                 continue
-            kind = "missing_artifact" if found is None else "corrupt_artifact"
-            problem = "its file is missing" if found is None else "its file's sha256 differs"
-            if found is not None and found.startswith("unreadable"):
-                problem = f"its file is {found}"
+            kind, problem = wrong
             findings.append(
                 Finding(
                     kind,
@@ -170,6 +162,25 @@ async def artifact_files(stores: Stores, memories: list[Stored]) -> list[Finding
                 )
             )
     return findings
+
+
+async def _file_problem(
+    files: ArtifactStore, memory: dict[str, Any], artifact: dict[str, Any]
+) -> tuple[str, str] | None:
+    """(finding type, problem) of an artifact's file, or None if it is there with its sha256."""
+    try:
+        found = await asyncio.to_thread(
+            files.digest, memory["user_id"], memory["id"], artifact["id"]
+        )
+    except OSError as exc:  # there, but it cannot be read (a directory, no permission, …)
+        return "corrupt_artifact", f"its file cannot be read ({type(exc).__name__})"
+    except ValueError:  # a record whose id is not an artifact's (never made by an upload)
+        return "corrupt_artifact", "its id is not a UUID"
+    if found is None:
+        return "missing_artifact", "its file is missing"
+    if found != artifact["sha256"]:
+        return "corrupt_artifact", "its file's sha256 differs"
+    return None
 
 
 async def orphan_artifacts(stores: Stores) -> list[Finding]:

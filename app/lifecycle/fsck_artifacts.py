@@ -19,6 +19,7 @@ from app.memories import artifact_search
 from app.memories.artifact_checks import is_text
 from app.storage import Stores
 from app.storage.artifact_records import valid_type
+from app.storage.artifacts import ArtifactStore
 
 REBUILD = "build its search index again"
 
@@ -56,9 +57,7 @@ async def artifact_indexes(stores: Stores, memories: list[Stored]) -> list[Findi
     for memory, artifact in _listed(memories):
         if not valid_type(artifact.get("content_type")) or not is_text(artifact["content_type"]):
             continue
-        ids = (memory["user_id"], memory["id"], artifact["id"])
-        stored = await asyncio.to_thread(files.read_index, *ids)
-        unreadable = stored is not None and artifact_search.load_index(stored) is None
+        unreadable = await _unreadable_index(files, memory, artifact)
         if unreadable or (memory["id"], artifact["id"]) in failing:
             problem = "cannot be read" if unreadable else "failed in a search or its job"
             findings.append(
@@ -72,6 +71,20 @@ async def artifact_indexes(stores: Stores, memories: list[Stored]) -> list[Findi
                 )
             )
     return findings
+
+
+async def _unreadable_index(
+    files: ArtifactStore, memory: dict[str, Any], artifact: dict[str, Any]
+) -> bool:
+    """Whether the artifact has an index that cannot be read (none at all is not broken: its
+    job has not run yet, or a search builds it)."""
+    try:
+        stored = await asyncio.to_thread(
+            files.read_index, memory["user_id"], memory["id"], artifact["id"]
+        )
+    except (OSError, ValueError):
+        return True
+    return stored is not None and artifact_search.load_index(stored) is None
 
 
 async def rebuild_indexes(stores: Stores, memories: list[dict[str, Any]]) -> None:
