@@ -158,6 +158,11 @@ async def optional_principal(request: Request) -> Principal | None:
     return principal
 
 
+async def get_authenticator(request: Request) -> Authenticator:
+    authenticator: Authenticator = request.app.state.authenticator
+    return authenticator
+
+
 async def require_principal(
     principal: Annotated[Principal | None, Depends(optional_principal)],
 ) -> Principal:
@@ -201,5 +206,6 @@ RememberStatsDep = Annotated[Counters, Depends(get_remember_stats)]
 SchedulerRunningDep = Annotated[bool, Depends(get_scheduler_running)]
 PrincipalDep = Annotated[Principal, Depends(require_principal)]
 OptionalPrincipalDep = Annotated[Principal | None, Depends(optional_principal)]
+AuthenticatorDep = Annotated[Authenticator, Depends(get_authenticator)]
 AdminDep = Annotated[Principal, Depends(require_admin)]
 ScopeDep = Annotated[Scope, Depends(get_scope)]

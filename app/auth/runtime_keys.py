@@ -132,6 +132,12 @@ class RuntimeKeys:
             self._unknown.clear()
             self._revision = revision
 
+    async def is_live(self, key_id: str, user_id: str) -> bool:
+        """Whether the key is this user's and not revoked, read from the graph (not the cache:
+        a revocation in any process counts at once)."""
+        record = await api_keys.get_key(self.graph, key_id)
+        return record is not None and record.revoked_at is None and record.user_id == user_id
+
     async def flush_last_used(self) -> None:
         used, self._used = self._used, {}
         try:
@@ -151,3 +157,10 @@ class Authenticator:
         if principal is None and self.runtime is not None:
             principal = await self.runtime.authenticate(presented)
         return principal
+
+    async def is_live(self, key_id: str, user_id: str) -> bool:
+        """Whether the key with this id is still one of the user's valid keys (what a signed
+        download URL made with it needs: app/memories/artifact_links.py)."""
+        if self.ring.holds(key_id, user_id):
+            return True
+        return self.runtime is not None and await self.runtime.is_live(key_id, user_id)

@@ -64,13 +64,20 @@ def given(**values: Any) -> dict[str, Any]:
     return {name: value for name, value in values.items() if value is not None}
 
 
+def segment(value: str, safe: str = "") -> str:
+    """A value as one segment of a path. Its dots are encoded too: a URL resolves a segment of
+    "." or ".." (`/memory/M/artifacts/..` is `/memory/M`), so such a value would reach another
+    route; encoded, it reaches the route it was meant for, which refuses it as an id."""
+    return quote(value, safe=safe).replace(".", "%2E")
+
+
 def memory_path(memory_id: str) -> str:
-    return f"/memory/{quote(memory_id, safe='')}"
+    return f"/memory/{segment(memory_id)}"
 
 
 def artifact_path(memory_id: str, artifact_id: str | None = None) -> str:
     path = f"{memory_path(memory_id)}/artifacts"
-    return f"{path}/{quote(artifact_id, safe='')}" if artifact_id else path
+    return f"{path}/{segment(artifact_id)}" if artifact_id else path
 
 
 def is_text(content_type: str) -> bool:
@@ -116,7 +123,7 @@ def _memory_tools(server: MCPServer, caller: CallerResolver) -> None:
     ) -> dict[str, Any]:
         """The state of a `remember` job (queued, running, done, dead) and, once done, what it
         stored."""
-        return await caller(ctx).call("GET", f"/remember/jobs/{quote(job_id, safe=':')}")
+        return await caller(ctx).call("GET", f"/remember/jobs/{segment(job_id, safe=':')}")
 
     @server.tool(annotations=WRITES)
     async def store(
@@ -296,7 +303,7 @@ def _graph_tools(server: MCPServer, caller: CallerResolver) -> None:
         params: dict[str, Any] = {"max_depth": max_depth, "limit": limit}
         if relationship_types:
             params["relationship_types"] = ",".join(relationship_types)
-        path = f"/memories/{quote(memory_id, safe='')}/related"
+        path = f"/memories/{segment(memory_id)}/related"
         return await caller(ctx).call("GET", path, params=params)
 
     @server.tool(annotations=READ_ONLY)
