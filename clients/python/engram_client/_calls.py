@@ -73,7 +73,7 @@ def query(values: Mapping[str, Any]) -> list[tuple[str, str]]:
         if value is None:
             continue
         if name == "labels" and isinstance(value, Mapping):
-            pairs += [(name, f"{key}={item}") for key, item in value.items()]
+            pairs += [(name, f"{key}={label_text(item)}") for key, item in value.items()]
         elif isinstance(value, list | tuple):
             pairs += [(name, str(to_jsonable_python(item))) for item in value]
         elif isinstance(value, bool):
@@ -81,6 +81,11 @@ def query(values: Mapping[str, Any]) -> list[tuple[str, str]]:
         else:
             pairs.append((name, str(to_jsonable_python(value))))
     return pairs
+
+
+def label_text(value: Any) -> str:
+    """A label value as the service compares it (booleans lower-case)."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def new_key(given: str | None) -> str:
