@@ -31,6 +31,7 @@ from engram_client.params import (
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
 FileInput = bytes | str | Path | IO[bytes]
+QueryPairs = list[tuple[str, str | int | float | bool | None]]
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,7 @@ class Call(Generic[T]):
     method: str
     path: str
     read: Callable[[httpx.Response], T]
-    params: list[tuple[str, str]] = field(default_factory=list)
+    params: QueryPairs = field(default_factory=list)
     json: Any = None
     files: Mapping[str, Any] | None = None
     data: Mapping[str, str] | None = None
@@ -66,9 +67,9 @@ def segment(value: str) -> str:
     return quote(value, safe="")
 
 
-def query(values: Mapping[str, Any]) -> list[tuple[str, str]]:
+def query(values: Mapping[str, Any]) -> QueryPairs:
     """Query parameters: lists repeated, labels as key=value, booleans as true/false."""
-    pairs: list[tuple[str, str]] = []
+    pairs: QueryPairs = []
     for name, value in values.items():
         if value is None:
             continue

@@ -2,6 +2,7 @@
 (remember, store, recall, context as LangChain tools). `pip install "engram-client[langchain]"`.
 """
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from langchain_core.callbacks import (
@@ -77,7 +78,7 @@ def engram_tools(
     """`remember`, `store`, `recall` and `context` as LangChain tools (sync with `client`,
     async with `aclient`), for the conversation `session_id`."""
     tools = MemoryTools(client, aclient, session_id, recall_limit, max_tokens)
-    made = [
+    made: list[tuple[str, str, Callable[..., str], Callable[..., Awaitable[str]]]] = [
         ("remember", REMEMBER, tools.remember, tools.aremember),
         ("store", STORE, tools.store, tools.astore),
         ("recall", RECALL, tools.recall, tools.arecall),

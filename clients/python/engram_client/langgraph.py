@@ -239,7 +239,8 @@ class EngramStore(BaseStore):
             found = self.find(op.namespace, op.key)
             return plain(item_of(found)) if found else None
         if isinstance(op, PutOp):
-            return self.put_one(op)
+            self.put_one(op)
+            return None
         if isinstance(op, SearchOp):
             return self.search_items(op)
         if isinstance(op, ListNamespacesOp):
@@ -286,7 +287,8 @@ class EngramStore(BaseStore):
             found = await self.afind(op.namespace, op.key)
             return plain(item_of(found)) if found else None
         if isinstance(op, PutOp):
-            return await self.aput_one(op)
+            await self.aput_one(op)
+            return None
         if isinstance(op, SearchOp):
             return await self.asearch_items(op)
         if isinstance(op, ListNamespacesOp):

@@ -4,6 +4,8 @@ tools (store too, on request). `pip install "engram-client[openai-agents]"`.
     agent = Agent(name="assistant", tools=engram_function_tools(AsyncEngram(), session_id="s1"))
 """
 
+from collections.abc import Awaitable, Callable
+
 from agents import FunctionTool, function_tool
 
 from engram_client.async_client import AsyncEngram
@@ -55,7 +57,11 @@ def engram_function_tools(
         """
         return await tools.astore(content, tags)
 
-    made = [(remember, REMEMBER), (recall, RECALL), (context, CONTEXT)]
+    made: list[tuple[Callable[..., Awaitable[str]], str]] = [
+        (remember, REMEMBER),
+        (recall, RECALL),
+        (context, CONTEXT),
+    ]
     if include_store:
         made.append((store, STORE))
     return [
