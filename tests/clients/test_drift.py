@@ -90,3 +90,20 @@ def test_the_built_wheel_installs_and_imports_on_its_own(tmp_path: Path):
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(str(tmp_path / "site"))
+
+
+@pytest.mark.parametrize(
+    ("adapter", "framework", "extra"),
+    [
+        ("langgraph", "langgraph", "langgraph"),
+        ("langchain", "langchain_core", "langchain"),
+        ("openai_agents", "agents", "openai-agents"),
+        ("llamaindex", "llama_index", "llamaindex"),
+    ],
+)
+def test_an_adapter_without_its_framework_names_the_extra(adapter, framework, extra):
+    hidden = f"import sys; sys.modules[{framework!r}] = None; import engram_client.{adapter}"
+    done = subprocess.run(
+        [sys.executable, "-c", hidden], capture_output=True, text=True, timeout=120
+    )
+    assert f'pip install "engram-client[{extra}]"' in done.stderr

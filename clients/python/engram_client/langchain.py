@@ -5,13 +5,19 @@
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from langchain_core.callbacks import (
-    AsyncCallbackManagerForRetrieverRun,
-    CallbackManagerForRetrieverRun,
-)
-from langchain_core.documents import Document
-from langchain_core.retrievers import BaseRetriever
-from langchain_core.tools import BaseTool, StructuredTool
+from engram_client._extras import needs
+
+try:
+    from langchain_core.callbacks import (
+        AsyncCallbackManagerForRetrieverRun,
+        CallbackManagerForRetrieverRun,
+    )
+    from langchain_core.documents import Document
+    from langchain_core.retrievers import BaseRetriever
+    from langchain_core.tools import BaseTool, StructuredTool
+except ImportError as missing:  # the extra is not installed
+    raise needs("langchain", __name__) from missing
+
 from pydantic import ConfigDict, Field
 
 from engram_client.async_client import AsyncEngram

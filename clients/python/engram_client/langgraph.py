@@ -26,18 +26,23 @@ from collections.abc import AsyncIterator, Iterable, Mapping
 from typing import Any
 from urllib.parse import quote, unquote
 
-from langgraph.store.base import (
-    BaseStore,
-    GetOp,
-    Item,
-    ListNamespacesOp,
-    MatchCondition,
-    Op,
-    PutOp,
-    Result,
-    SearchItem,
-    SearchOp,
-)
+from engram_client._extras import needs
+
+try:
+    from langgraph.store.base import (
+        BaseStore,
+        GetOp,
+        Item,
+        ListNamespacesOp,
+        MatchCondition,
+        Op,
+        PutOp,
+        Result,
+        SearchItem,
+        SearchOp,
+    )
+except ImportError as missing:  # the extra is not installed
+    raise needs("langgraph", __name__) from missing
 
 from engram_client.async_client import AsyncEngram
 from engram_client.client import Engram

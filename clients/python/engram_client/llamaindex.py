@@ -10,8 +10,14 @@ own remember/context pair, which is why LlamaIndex was chosen over CrewAI (docs/
 
 from typing import Any
 
-from llama_index.core.base.llms.types import ChatMessage, MessageRole
-from llama_index.core.memory import BaseMemoryBlock
+from engram_client._extras import needs
+
+try:
+    from llama_index.core.base.llms.types import ChatMessage, MessageRole
+    from llama_index.core.memory import BaseMemoryBlock
+except ImportError as missing:  # the extra is not installed
+    raise needs("llamaindex", __name__) from missing
+
 from pydantic import ConfigDict, Field
 
 from engram_client.async_client import AsyncEngram

@@ -6,7 +6,12 @@ tools (store too, on request). `pip install "engram-client[openai-agents]"`.
 
 from collections.abc import Awaitable, Callable
 
-from agents import FunctionTool, function_tool
+from engram_client._extras import needs
+
+try:
+    from agents import FunctionTool, function_tool
+except ImportError as missing:  # the extra is not installed
+    raise needs("openai-agents", __name__) from missing
 
 from engram_client.async_client import AsyncEngram
 from engram_client.tools import CONTEXT, RECALL, REMEMBER, STORE, MemoryTools
