@@ -13,10 +13,12 @@ CHROMIUM := $(VENV)/.chromium-installed
 # The TypeScript client's dev dependencies (tsc, openapi-typescript, the AI SDK), from its lock file.
 TS_CLIENT := clients/typescript
 TS_CLIENT_STAMP := $(TS_CLIENT)/node_modules/.installed
+# The Python client (clients/python, editable) and the agent frameworks its adapters are tested with.
+CLIENTS := $(VENV)/.clients-installed
 
 .PHONY: install run worker test test-fast fuzz lint format bench clean
 
-install: $(STAMP) $(FALKOR_MODULE) $(PROJECT)
+install: $(STAMP) $(FALKOR_MODULE) $(PROJECT) $(CLIENTS)
 
 $(STAMP): requirements.lock requirements-models.txt requirements-tools.txt pyproject.toml app/embeddings/quantize.py app/embeddings/bert_graph.py
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -38,6 +40,11 @@ $(PROJECT): pyproject.toml | $(STAMP)
 	$(PY) -m pip install --quiet "setuptools>=68"
 	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $(PROJECT)
+
+$(CLIENTS): requirements-clients.txt clients/python/pyproject.toml | $(STAMP)
+	$(PY) -m pip install --quiet -r requirements-clients.txt
+	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e ./clients/python
+	touch $(CLIENTS)
 
 run: install
 	$(PY) -m app
@@ -71,15 +78,15 @@ fuzz: install
 	$(PY) -m pytest -q -s tests/hardening/test_fuzz.py
 
 lint: install $(TS_CLIENT_STAMP)
-	$(VENV)/bin/ruff check app migrations scripts tests bench integrations
-	$(VENV)/bin/ruff format --check app migrations scripts tests bench integrations
+	$(VENV)/bin/ruff check app migrations scripts tests bench integrations clients
+	$(VENV)/bin/ruff format --check app migrations scripts tests bench integrations clients
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy
 	cd $(TS_CLIENT) && npm run typecheck
 
 format: install
-	$(VENV)/bin/ruff format app migrations scripts tests bench integrations
-	$(VENV)/bin/ruff check --fix app migrations scripts tests bench integrations
+	$(VENV)/bin/ruff format app migrations scripts tests bench integrations clients
+	$(VENV)/bin/ruff check --fix app migrations scripts tests bench integrations clients
 
 bench: install
 	$(PY) bench/crud_latency.py
