@@ -83,6 +83,10 @@ class KeyRing:
                 found = entry.principal
         return found
 
+    def principals(self) -> list[Principal]:
+        """Who the configured keys stand for (the operator's list of users: never the keys)."""
+        return [entry.principal for entry in self._entries]
+
     def __len__(self) -> int:
         return len(self._entries)
 
