@@ -120,6 +120,8 @@ def test_the_console_signs_in_searches_shows_history_and_deletes(
         _sign_in(page, ALICE_KEY)
         expect(page.locator("#console")).to_be_visible()
         assert page.evaluate("sessionStorage.getItem('engram.console.key')") == ALICE_KEY
+        expect(page.locator("#tab-overview")).to_be_visible()  # where the console opens
+        page.click("[role=tab][data-tab=search]")
 
         page.fill("#query", QUERY)
         page.click("#search-form button[type=submit]")
@@ -293,6 +295,7 @@ def test_the_console_shows_a_facts_source_turn_and_the_fact_it_superseded(
         page = browser.new_page(viewport={"width": 1200, "height": 760})
         page.goto(f"{base}/console")
         _sign_in(page, ALICE_KEY)
+        page.click("[role=tab][data-tab=search]")
         page.fill("#query", "where have I moved to")
         page.check("#source-turns")
         page.click("#search-form button[type=submit]")

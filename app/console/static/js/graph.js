@@ -48,7 +48,7 @@ export async function drawGraph() {
       container: $("graph"),
       elements: elements(picture),
       style: STYLE,
-      layout: { name: "cose", animate: false, randomize: false, nodeRepulsion: () => 9000, idealEdgeLength: () => 70 },
+      layout: { name: "cose", animate: false, randomize: false, nodeRepulsion: () => 60000, idealEdgeLength: () => 120, nodeOverlap: 40, componentSpacing: 80 },
       wheelSensitivity: 0.3,
       minZoom: 0.2,
       maxZoom: 4,
