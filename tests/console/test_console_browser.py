@@ -247,7 +247,8 @@ def test_the_console_edits_archives_and_shows_entities_links_and_only_your_memor
 
         detail.locator(".entities button", has_text="Berlin").click()
         expect(page.locator("#entity-results h3")).to_contain_text("Berlin")
-        expect(page.locator("#entity-results")).to_contain_text(berlin)
+        mention = page.locator(f'#entity-results li[data-id="{berlin}"]')
+        expect(mention).to_have_text("Alice moved to Berlin in April")  # its text, not its id
 
         page.click("#sign-out")
         _sign_in(page, BOB_KEY)
@@ -569,6 +570,9 @@ def test_the_console_views_overview_manage_timeline_conversations_and_graph(
             " e.className).slice(0, 8)"
         )
         assert page.evaluate("document.documentElement.scrollWidth") <= 380, wide
+        for view in ("overview", "timeline", "conversations", "graph", "search", "entities"):
+            _tab(page, view)
+            assert page.evaluate("document.documentElement.scrollWidth") <= 380, view
         assert problems == [], problems
 
 
