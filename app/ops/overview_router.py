@@ -19,6 +19,7 @@ from app.memories.listing_router import ListFiltersDep, ListResponse, list_page
 from app.models import to_iso, utc_now
 from app.scope import Scope
 from app.storage import Stores, api_keys, overview
+from app.validation import MAX_USER_ID_CHARS, USER_ID_PATTERN
 
 router = APIRouter(tags=["overview"])
 
@@ -27,9 +28,9 @@ MAX_TAGS = 50
 MAX_SESSIONS = 200
 MAX_GRAPH = 300
 MAX_USERS = 1000
-USER_ID = r"^[A-Za-z0-9_.@:-]{1,200}$"
-
-UserIdPath = Annotated[str, Path(pattern=USER_ID, description="The user.")]
+UserIdPath = Annotated[
+    str, Path(max_length=MAX_USER_ID_CHARS, pattern=USER_ID_PATTERN, description="The user.")
+]
 
 
 class DayCount(BaseModel):

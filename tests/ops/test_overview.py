@@ -148,8 +148,10 @@ async def test_the_operator_lists_users_and_looks_into_one_read_only_audited(
     listed = await client.get("/admin/users/alice/memories?include_total=true", headers=ADMIN)
     assert {m["id"] for m in listed.json()["memories"]} == {ids["tea"], ids["berlin"], ids["agent"]}
     assert listed.json()["total"] == 3
-    bad = await client.get("/admin/users/no%20such/memories", headers=ADMIN)
-    assert bad.status_code == 400
+    nobody = await client.get("/admin/users/no%20such/memories", headers=ADMIN)
+    assert nobody.status_code == 200 and nobody.json()["memories"] == []
+    bad = await client.get("/admin/users/a%01b/memories", headers=ADMIN)
+    assert bad.status_code == 400 and "user_id" in bad.json()["message"]
 
     graph = client.app.state.stores.graph  # type: ignore[attr-defined]
     actor = next(a for _, _, a in await looks(graph))
@@ -158,4 +160,5 @@ async def test_the_operator_lists_users_and_looks_into_one_read_only_audited(
         ("users", None),
         ("stats", "alice"),
         ("memories", "alice"),
+        ("memories", "no such"),
     ]
