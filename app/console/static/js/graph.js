@@ -11,14 +11,28 @@ import { openEntity, openMemory } from "./cards.js";
 let drawing = null;
 
 const STYLE = [
-  { selector: "node", style: { label: "data(short)", "font-size": 9, "text-wrap": "ellipsis", "text-max-width": 110, "text-valign": "bottom", "text-margin-y": 3, color: "#1d2330", width: 16, height: 16 } },
+  { selector: "node", style: { label: "data(short)", "font-size": 14, "text-wrap": "ellipsis", "text-max-width": 170, "text-valign": "bottom", "text-margin-y": 4, color: "#1d2330", width: 22, height: 22 } },
   { selector: "node[kind = 'memory']", style: { "background-color": "#2f5bd3" } },
   { selector: "node[?pinned]", style: { "border-width": 3, "border-color": "#e0a100" } },
-  { selector: "node[kind = 'entity']", style: { shape: "round-diamond", "background-color": "#2e8b57", width: 20, height: 20, "font-weight": "bold" } },
-  { selector: "edge", style: { width: 1.2, "line-color": "#aab3c5", "target-arrow-color": "#aab3c5", "target-arrow-shape": "triangle", "curve-style": "bezier", label: "data(type)", "font-size": 7, color: "#647087", "text-rotation": "autorotate" } },
+  { selector: "node[kind = 'entity']", style: { shape: "round-diamond", "background-color": "#2e8b57", width: 26, height: 26, "font-weight": "bold" } },
+  { selector: "edge", style: { width: 1.6, "line-color": "#aab3c5", "target-arrow-color": "#aab3c5", "target-arrow-shape": "triangle", "curve-style": "bezier", label: "data(type)", "font-size": 11, color: "#647087", "text-rotation": "autorotate" } },
   { selector: "edge[type = 'MENTIONS']", style: { "line-style": "dashed", label: "" } },
   { selector: "node:selected", style: { "border-width": 3, "border-color": "#b3261e" } },
 ];
+
+// Two memories are often linked several times (SIMILAR_TO, INVALIDATED_BY, PRECEDED_BY…):
+// their springs are weakened (a higher elasticity divisor) so that they do not sit on each other.
+const mentions = (edge) => edge.data("type") === "MENTIONS";
+const LAYOUT = {
+  name: "cose",
+  animate: false,
+  randomize: false,
+  nodeRepulsion: () => 60000,
+  nodeOverlap: 40,
+  idealEdgeLength: (edge) => (mentions(edge) ? 110 : 170),
+  edgeElasticity: (edge) => (mentions(edge) ? 100 : 500),
+  componentSpacing: 80,
+};
 
 function open(node) {
   if (node.kind === "memory") openMemory(node.id);
@@ -48,7 +62,7 @@ export async function drawGraph() {
       container: $("graph"),
       elements: elements(picture),
       style: STYLE,
-      layout: { name: "cose", animate: false, randomize: false, nodeRepulsion: () => 60000, idealEdgeLength: () => 120, nodeOverlap: 40, componentSpacing: 80 },
+      layout: LAYOUT,
       wheelSensitivity: 0.3,
       minZoom: 0.2,
       maxZoom: 4,
