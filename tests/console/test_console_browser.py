@@ -542,6 +542,13 @@ def test_the_console_views_overview_manage_timeline_conversations_and_graph(
         drawn = _api(api, ALICE_KEY, "/me/graph", limit=100)
         expect(nodes).to_have_count(len(drawn["nodes"]))
         assert any(n["kind"] == "entity" and n["label"] == "Berlin" for n in drawn["nodes"])
+        # A click on a memory where it is drawn opens it.
+        at = page.evaluate(
+            f"document.getElementById('graph').drawing.$id('{ids['porto']}').renderedPosition()"
+        )
+        page.locator("#graph").click(position={"x": at["x"], "y": at["y"]})
+        expect(page.locator("#detail .id")).to_have_text(ids["porto"])
+        page.locator("#detail #close-detail").click()
         page.click("#tab-graph .graph-list summary")
         page.locator(f'#graph-nodes li[data-id="{ids["bike"]}"] button').click()
         expect(page.locator("#detail .id")).to_have_text(ids["bike"])

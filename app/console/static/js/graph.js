@@ -68,6 +68,7 @@ export async function drawGraph() {
       maxZoom: 4,
     });
     drawing.on("tap", "node", (event) => open(event.target.data()));
+    $("graph").drawing = drawing; // for the browser test, which clicks a node where it is drawn
     clear($("graph-nodes")).append(...nodeList(picture));
     const memories = picture.nodes.filter((node) => node.kind === "memory").length;
     setStatus(`${plural(memories, "memory", "memories")}, ${plural(picture.nodes.length - memories, "entity", "entities")}, ${plural(picture.edges.length, "link")}`);
