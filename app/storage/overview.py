@@ -9,6 +9,7 @@ audited by the caller (`record_look`).
 
 from dataclasses import dataclass, field
 from typing import Any
+from uuid import uuid4
 
 from app.scope import Scope
 from app.storage.cypher import IN_SCOPE, scope_predicate
@@ -111,8 +112,8 @@ MATCH (k:ApiKey) WHERE k.user_id IS NOT NULL RETURN DISTINCT k.user_id LIMIT $li
 """
 # An operator's look at users' memory, in the audit log next to the writes.
 RECORD_LOOK = """
-CREATE (:AuditEvent {id: 'look:' + $actor + ':' + $now + ':' + $what, memory_id: null,
-        user_id: $user_id, actor: $actor, action: 'admin_view', what: $what, at: $now})
+CREATE (:AuditEvent {id: $id, memory_id: null, user_id: $user_id, actor: $actor,
+        action: 'admin_view', what: $what, at: $now})
 """
 
 
@@ -247,5 +248,6 @@ async def record_look(
     graph: GraphStore, *, actor: str, user_id: str | None, what: str, now: str
 ) -> None:
     """Writes the operator's look into the audit log (an `admin_view` event)."""
-    params = {"actor": actor, "user_id": user_id, "what": what, "now": now}
+    params = {"id": f"look:{uuid4()}", "actor": actor, "user_id": user_id, "what": what}
+    params["now"] = now
     await graph.query(RECORD_LOOK, params)

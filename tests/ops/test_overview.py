@@ -134,6 +134,8 @@ async def test_the_operator_lists_users_and_looks_into_one_read_only_audited(
         assert refused.status_code == 403, path
         assert refused.json()["message"] == "This endpoint needs the admin key"
 
+    made = await client.post("/admin/keys", headers=ADMIN, json={"user_id": "carol"})
+    assert made.status_code == 201, made.text
     answer = await client.get("/admin/users", headers=ADMIN)
     assert answer.status_code == 200, answer.text
     users = {u["user_id"]: u for u in answer.json()["users"]}
@@ -142,6 +144,12 @@ async def test_the_operator_lists_users_and_looks_into_one_read_only_audited(
     assert {k["source"] for k in users["alice"]["keys"]} == {"configured"}
     assert {k["agent_prefix"] for k in users["alice"]["keys"]} == {None, "openwebui"}
     assert all(set(k) >= {"key_id"} and ALICE_KEY not in str(k) for k in users["alice"]["keys"])
+    carol = users["carol"]  # a key made at runtime, no memory yet
+    assert (carol["memories"], carol["last_write"]) == (0, None)
+    assert [(k["key_id"], k["source"]) for k in carol["keys"]] == [
+        (made.json()["key_id"], "runtime")
+    ]
+    assert made.json()["api_key"] not in answer.text
 
     alice = (await client.get("/admin/users/alice/stats", headers=ADMIN)).json()
     assert alice["total"] == 3 and alice["by_agent"] == {"(shared)": 2, "openwebui": 1}
