@@ -10,6 +10,9 @@ FALKOR_MODULE := $(VENV)/falkordb/.installed
 PROJECT := $(VENV)/.project-installed
 # Debian's chromium, for the console's browser test (tests/console); written once it is there.
 CHROMIUM := $(VENV)/.chromium-installed
+# The TypeScript client's dev dependencies (tsc, openapi-typescript, the AI SDK), from its lock file.
+TS_CLIENT := clients/typescript
+TS_CLIENT_STAMP := $(TS_CLIENT)/node_modules/.installed
 
 .PHONY: install run worker test test-fast fuzz lint format bench clean
 
@@ -51,7 +54,13 @@ $(CHROMIUM): | $(STAMP)
 	  touch $(CHROMIUM); \
 	else echo "warning: chromium could not be installed; the console's browser test will skip"; fi
 
-test: install $(CHROMIUM)
+# npm ci only: dist/ is committed (so `npm install ./clients/typescript` needs no build) and the
+# tests run it as committed, and check it is the build of src/; building here would hide a stale one.
+$(TS_CLIENT_STAMP): $(TS_CLIENT)/package.json $(TS_CLIENT)/package-lock.json
+	cd $(TS_CLIENT) && npm ci --no-audit --no-fund
+	touch $(TS_CLIENT_STAMP)
+
+test: install $(CHROMIUM) $(TS_CLIENT_STAMP)
 	$(PY) -m pytest -q
 
 test-fast: install
@@ -61,11 +70,12 @@ test-fast: install
 fuzz: install
 	$(PY) -m pytest -q -s tests/hardening/test_fuzz.py
 
-lint: install
+lint: install $(TS_CLIENT_STAMP)
 	$(VENV)/bin/ruff check app migrations scripts tests bench integrations
 	$(VENV)/bin/ruff format --check app migrations scripts tests bench integrations
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy
+	cd $(TS_CLIENT) && npm run typecheck
 
 format: install
 	$(VENV)/bin/ruff format app migrations scripts tests bench integrations
@@ -75,4 +85,4 @@ bench: install
 	$(PY) bench/crud_latency.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache $(TS_CLIENT)/node_modules $(TS_CLIENT)/.test-build

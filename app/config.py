@@ -171,6 +171,17 @@ class Settings(BaseSettings):
     recall_weight_outdated: float = Field(
         0.5, ge=0, le=1, validation_alias="RECALL_WEIGHT_OUTDATED"
     )
+    # A memory of the other role than the query asks for (a question about the user answered
+    # by the assistant's restatement, or one about what the assistant said by a user turn)
+    # loses this share of its score (app/recall/asking.py wanted_speaker).
+    recall_weight_speaker: float = Field(0.3, ge=0, le=1, validation_alias="RECALL_WEIGHT_SPEAKER")
+    # A question about the user: the newest candidate gets this much, the older ones less,
+    # halving every RECALL_NEWER_HALF_LIFE_DAYS before it (the current value of a changed fact
+    # answers first; app/recall/rank.py newer_term).
+    recall_weight_newer: float = Field(0.15, ge=0, validation_alias="RECALL_WEIGHT_NEWER")
+    recall_newer_half_life_days: float = Field(
+        30.0, gt=0, validation_alias="RECALL_NEWER_HALF_LIFE_DAYS"
+    )
     # auto_decompose: how much a sub-query's matches count against the query's own.
     recall_sub_query_share: float = Field(
         0.5, ge=0, le=1, validation_alias="RECALL_SUB_QUERY_SHARE"
