@@ -592,8 +592,15 @@ def test_bob_sees_nothing_of_alices_in_any_view(
         page = browser.new_page(viewport={"width": 1200, "height": 800})
         problems = _watch(page, base)
         page.goto(f"{base}/console")
+        # Bob signs in after Alice in the same tab: nothing of hers stays, her selection neither.
+        _sign_in(page, ALICE_KEY)
+        _tab(page, "browse")
+        page.check("#select-page")
+        expect(page.locator("#selected-count")).not_to_have_text("0 selected")
+        page.click("#sign-out")
         _sign_in(page, BOB_KEY)
         expect(page.locator('#overview [data-figure="total"] .figure')).to_have_text("1")
+        expect(page.locator("#selected-count")).to_have_text("0 selected")
         seen = {"overview": page.locator("#overview").inner_text()}
         _tab(page, "browse")
         expect(page.locator("#browse-total")).to_have_text("1 memory match")

@@ -4,7 +4,7 @@
 
 import { ApiError, request, session } from "./api.js";
 import { $, clear, setStatus } from "./dom.js";
-import { refreshBrowse, setUpBrowse } from "./browse.js";
+import { forgetSelection, refreshBrowse, setUpBrowse } from "./browse.js";
 import { setUpEntities, showEntity } from "./entities.js";
 import { setUpSearch } from "./search.js";
 import { showMemory } from "./detail.js";
@@ -72,6 +72,7 @@ async function signIn(event) {
 function signOut() {
   session.clear();
   for (const id of RESULTS) clear($(id));
+  forgetSelection();
   shown.clear();
   $("query").value = "";
   $("detail").hidden = true;

@@ -124,6 +124,14 @@ async function confirmed() {
   setStatus(`${describe(action, tag, true)} ${plural(report.done, "memory", "memories")}${failed}`, Boolean(report.failed.length));
 }
 
+// Signing out forgets the selection: the next key's user must not act on these ids.
+export function forgetSelection() {
+  selected.clear();
+  pending = null;
+  $("bulk-confirm").hidden = true;
+  showSelection();
+}
+
 export function setUpBrowse() {
   $("browse-form").addEventListener("submit", (event) => {
     event.preventDefault();
