@@ -118,6 +118,10 @@ class UserRow(BaseModel):
 class UserList(BaseModel):
     status: Literal["success"] = "success"
     users: list[UserRow] = Field(description="By user id.")
+    disk: dict[str, int] = Field(
+        description="Bytes each embedded store keeps in ENGRAM_DATA_DIR (falkordb, qdrant, "
+        "artifacts); empty when the stores are servers of their own."
+    )
 
 
 async def _stats(stores: Stores, scope: Scope, days: int, *, whole_user: bool) -> Stats:
@@ -225,7 +229,8 @@ async def _runtime_keys(stores: Stores) -> dict[str, list[KeyRow]]:
 @router.get("/admin/users", response_model=UserList)
 async def list_users(stores: StoresDep, admin: AdminDep, configured: ConfiguredKeysDep) -> UserList:
     """Every user with memories or keys: memory counts, last write, and their keys (ids, never
-    the keys). The look is written to the audit log."""
+    the keys); and what the embedded stores take on disk. The look is written to the audit
+    log."""
     found = {row.user_id: row for row in await overview.users(stores.graph, limit=MAX_USERS)}
     keys = _configured_keys(configured)
     for user_id, rows in (await _runtime_keys(stores)).items():
@@ -237,7 +242,8 @@ async def list_users(stores: StoresDep, admin: AdminDep, configured: ConfiguredK
         users=[
             UserRow(**vars(found[user_id]), keys=keys.get(user_id, []))
             for user_id in sorted(found)[:MAX_USERS]
-        ]
+        ],
+        disk=await overview.disk_usage(stores.data_dir),
     )
 
 

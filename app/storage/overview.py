@@ -7,7 +7,9 @@ operator's reads of one user take WHOLE_USER (every agent's memories of that use
 audited by the caller (`record_look`).
 """
 
+import asyncio
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from uuid import uuid4
 
@@ -251,3 +253,27 @@ async def record_look(
     params = {"id": f"look:{uuid4()}", "actor": actor, "user_id": user_id, "what": what}
     params["now"] = now
     await graph.query(RECORD_LOOK, params)
+
+
+# The embedded stores' folders under ENGRAM_DATA_DIR (app/runtime.py, artifact_backends.py).
+STORE_FOLDERS = ("falkordb", "qdrant", "artifacts")
+
+
+def _bytes_below(folder: Path) -> int:
+    total = 0
+    for path in folder.rglob("*"):
+        try:
+            if path.is_file() and not path.is_symlink():
+                total += path.stat().st_size
+        except OSError:  # a file removed while it was walked
+            continue
+    return total
+
+
+async def disk_usage(data_dir: Path | None) -> dict[str, int]:
+    """Bytes each embedded store keeps on disk (none for stores on other servers)."""
+    if data_dir is None:
+        return {}
+    folders = [data_dir / name for name in STORE_FOLDERS if (data_dir / name).is_dir()]
+    sizes = await asyncio.gather(*(asyncio.to_thread(_bytes_below, f) for f in folders))
+    return {folder.name: size for folder, size in zip(folders, sizes, strict=True)}

@@ -640,6 +640,7 @@ def test_the_operator_lists_users_and_looks_into_one_read_only(
         _sign_in(page, ADMIN_KEY)
         expect(page.locator("#whoami")).to_have_text("signed in as the operator (read-only)")
         expect(page.locator("[role=tab][data-tab=browse]")).to_be_hidden()
+        expect(page.locator("#disk")).to_contain_text("qdrant on disk")
         rows = page.locator("#users tbody tr")
         expect(rows).to_have_count(2)
         alice = page.locator('#users tr[data-user="alice"]')

@@ -150,6 +150,7 @@ async def test_the_operator_lists_users_and_looks_into_one_read_only_audited(
         (made.json()["key_id"], "runtime")
     ]
     assert made.json()["api_key"] not in answer.text
+    assert answer.json()["disk"]["qdrant"] > 0  # the embedded vector store's files
 
     alice = (await client.get("/admin/users/alice/stats", headers=ADMIN)).json()
     assert alice["total"] == 3 and alice["by_agent"] == {"(shared)": 2, "openwebui": 1}

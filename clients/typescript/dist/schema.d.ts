@@ -1082,7 +1082,8 @@ export interface paths {
         /**
          * List Users
          * @description Every user with memories or keys: memory counts, last write, and their keys (ids, never
-         *     the keys). The look is written to the audit log.
+         *     the keys); and what the embedded stores take on disk. The look is written to the audit
+         *     log.
          */
         get: operations["list_users"];
         put?: never;
@@ -4460,6 +4461,13 @@ export interface components {
              * @description By user id.
              */
             users: components["schemas"]["UserRow"][];
+            /**
+             * Disk
+             * @description Bytes each embedded store keeps in ENGRAM_DATA_DIR (falkordb, qdrant, artifacts); empty when the stores are servers of their own.
+             */
+            disk: {
+                [key: string]: number;
+            };
         };
         /** UserRow */
         UserRow: {

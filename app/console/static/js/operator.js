@@ -10,6 +10,8 @@ import { statsView } from "./overview.js";
 const DAYS = 30;
 let viewing = null; // { userId, cursor, text }
 
+const megabytes = (size) => `${number(size / 1048576, 1)} MB`;
+
 function keyList(keys) {
   if (!keys.length) return el("span", { className: "muted", text: "none" });
   return el("ul", { className: "plain keys" }, keys.map((key) =>
@@ -29,7 +31,9 @@ function userRow(user) {
 export async function refreshUsers() {
   const target = clear($("users"));
   try {
-    const { users } = await request("GET", "/admin/users");
+    const { users, disk } = await request("GET", "/admin/users");
+    const stores = Object.entries(disk);
+    if (stores.length) target.append(el("div", { className: "tiles", id: "disk" }, stores.map(([name, size]) => el("div", { className: "tile", "data-figure": name }, el("span", { className: "figure", text: megabytes(size) }), el("span", { className: "muted", text: `${name} on disk` })))));
     target.append(el("div", { className: "scroll" }, el("table", { className: "users" },
       el("thead", {}, el("tr", {}, ["user", "memories", "archived", "pinned", "last write", "keys"].map((name) => el("th", { scope: "col", text: name })))),
       el("tbody", {}, users.map(userRow)))));
