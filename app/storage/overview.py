@@ -264,7 +264,8 @@ def _bytes_below(folder: Path) -> int:
     for path in folder.rglob("*"):
         try:
             if path.is_file() and not path.is_symlink():
-                total += path.stat().st_size
+                # Blocks in use, not the apparent size: the vector store preallocates sparse files.
+                total += path.stat().st_blocks * 512
         except OSError:  # a file removed while it was walked
             continue
     return total
