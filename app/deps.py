@@ -125,6 +125,12 @@ async def get_stores(request: Request) -> Stores:
     return stores
 
 
+async def get_configured_keys(request: Request) -> list[Principal]:
+    """Who the configured keys (ENGRAM_API_KEYS, the local key, the admin key) stand for."""
+    authenticator: Authenticator = request.app.state.authenticator
+    return authenticator.ring.principals()
+
+
 def _presented_key(request: Request) -> str | None:
     # AutoMem's clients send the admin token in these headers, next to their API token.
     admin = request.headers.get("x-admin-token") or request.headers.get("x-admin-api-key")
@@ -209,3 +215,4 @@ OptionalPrincipalDep = Annotated[Principal | None, Depends(optional_principal)]
 AuthenticatorDep = Annotated[Authenticator, Depends(get_authenticator)]
 AdminDep = Annotated[Principal, Depends(require_admin)]
 ScopeDep = Annotated[Scope, Depends(get_scope)]
+ConfiguredKeysDep = Annotated[list[Principal], Depends(get_configured_keys)]

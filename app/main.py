@@ -27,6 +27,7 @@ from app.ops.erase_router import router as erase_router
 from app.ops.keys_router import router as keys_router
 from app.ops.me_router import router as me_router
 from app.ops.metrics_router import router as metrics_router
+from app.ops.overview_router import router as overview_router
 from app.ops.portable_router import router as portable_router
 from app.ops.router import router as ops_router
 from app.ops.settings_router import router as settings_router
@@ -131,6 +132,7 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     app.include_router(erase_router)
     app.include_router(keys_router)
     app.include_router(me_router)
+    app.include_router(overview_router)
     app.include_router(settings_router)
     app.include_router(portable_router)
     app.include_router(webhooks_router)

@@ -92,6 +92,10 @@ class KeyRing:
             for e in self._entries
         )
 
+    def principals(self) -> list[Principal]:
+        """Who the configured keys stand for (the operator's list of users: never the keys)."""
+        return [entry.principal for entry in self._entries]
+
     def __len__(self) -> int:
         return len(self._entries)
 

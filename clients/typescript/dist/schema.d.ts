@@ -16,7 +16,9 @@ export interface paths {
          * @description Your memories (in your scope), newest first by default, a page at a time.
          *
          *     Follow `next_cursor` until it is null. With a `labels` filter a page may hold fewer than
-         *     `limit` memories while `next_cursor` is still set: keep following it.
+         *     `limit` memories while `next_cursor` is still set: keep following it. `include_total=true`
+         *     adds `total`, the memories the filters let through in all (a `labels` filter counts by its
+         *     keys only).
          */
         get: operations["list_memories"];
         put?: never;
@@ -1007,6 +1009,132 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/me/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * My Stats
+         * @description Your memories counted (in your scope: your user, and the agent you act as): by type,
+         *     layer, role, agent and tag; created per day; what they take and hold around them.
+         */
+        get: operations["my_stats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * My Sessions
+         * @description The conversations your memories came from, latest first, with their turns and facts
+         *     counted; read one with GET /sessions/{id}/messages and GET /memory?session={id}.
+         */
+        get: operations["my_sessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/graph": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * My Graph
+         * @description Your newest memories (not archived, not transcript turns), the typed links among them
+         *     and the entities they mention: a picture to draw.
+         */
+        get: operations["my_graph"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Users
+         * @description Every user with memories or keys: memory counts, last write, and their keys (ids, never
+         *     the keys); and what the embedded stores take on disk. The look is written to the audit
+         *     log.
+         */
+        get: operations["list_users"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/users/{user_id}/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * User Stats
+         * @description One user's memories counted, every agent's (read-only; the look is audited).
+         */
+        get: operations["user_stats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/users/{user_id}/memories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * User Memories
+         * @description One user's memories, every agent's, with GET /memory's filters and paging (read-only;
+         *     each look is audited).
+         */
+        get: operations["user_memories"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/me/settings": {
         parameters: {
             query?: never;
@@ -1657,6 +1785,19 @@ export interface components {
              */
             count: number;
         };
+        /** DayCount */
+        DayCount: {
+            /**
+             * Day
+             * @description A UTC day, YYYY-MM-DD.
+             */
+            day: string;
+            /**
+             * Count
+             * @description Memories created that day (still held).
+             */
+            count: number;
+        };
         /** DeadLetter */
         DeadLetter: {
             /**
@@ -2093,6 +2234,78 @@ export interface components {
              */
             user_id?: string | null;
         };
+        /** GraphEdge */
+        GraphEdge: {
+            /**
+             * Source
+             * @description From this node.
+             */
+            source: string;
+            /**
+             * Target
+             * @description To this node.
+             */
+            target: string;
+            /**
+             * Type
+             * @description The relationship (MENTIONS: a memory names an entity).
+             */
+            type: string;
+        };
+        /** GraphNode */
+        GraphNode: {
+            /**
+             * Id
+             * @description A memory id, or 'entity:…' for an entity.
+             */
+            id: string;
+            /**
+             * Kind
+             * @description What the node is.
+             * @enum {string}
+             */
+            kind: "memory" | "entity";
+            /**
+             * Label
+             * @description The memory's content or the entity's name.
+             */
+            label: string;
+            /**
+             * Type
+             * @description The memory's type or the entity's category.
+             */
+            type: string;
+            /**
+             * Pinned
+             * @description A pinned memory.
+             * @default false
+             */
+            pinned?: boolean;
+            /**
+             * Slug
+             * @description An entity's slug (GET /entity/{slug}).
+             */
+            slug?: string | null;
+        };
+        /** GraphPicture */
+        GraphPicture: {
+            /**
+             * Status
+             * @default success
+             * @constant
+             */
+            status?: "success";
+            /**
+             * Nodes
+             * @description The newest memories and their entities.
+             */
+            nodes: components["schemas"]["GraphNode"][];
+            /**
+             * Edges
+             * @description Typed links among them.
+             */
+            edges: components["schemas"]["GraphEdge"][];
+        };
         /** HealthResponse */
         HealthResponse: {
             /**
@@ -2525,6 +2738,35 @@ export interface components {
              */
             status?: "success";
         };
+        /** KeyRow */
+        KeyRow: {
+            /**
+             * Key Id
+             * @description The key's id (never the key).
+             */
+            key_id: string;
+            /**
+             * Source
+             * @description Where the key is kept.
+             * @enum {string}
+             */
+            source: "configured" | "runtime";
+            /**
+             * Agent Prefix
+             * @description The agent the key is bound to.
+             */
+            agent_prefix?: string | null;
+            /**
+             * Revoked At
+             * @description When it was revoked.
+             */
+            revoked_at?: string | null;
+            /**
+             * Last Used At
+             * @description When it was last used (runtime keys).
+             */
+            last_used_at?: string | null;
+        };
         /** KindStatus */
         KindStatus: {
             /**
@@ -2592,6 +2834,11 @@ export interface components {
              * @description Page size asked for.
              */
             limit: number;
+            /**
+             * Total
+             * @description With include_total=true: every memory the filters let through.
+             */
+            total?: number | null;
             /**
              * Memories
              * @description This page, in the order asked for.
@@ -3726,6 +3973,20 @@ export interface components {
          * @enum {string}
          */
         Role: "user" | "assistant";
+        /** SessionList */
+        SessionList: {
+            /**
+             * Status
+             * @default success
+             * @constant
+             */
+            status?: "success";
+            /**
+             * Sessions
+             * @description Latest first.
+             */
+            sessions: components["schemas"]["SessionRow"][];
+        };
         /** SessionOut */
         SessionOut: {
             /**
@@ -3758,6 +4019,34 @@ export interface components {
              * @description Whether nothing of it is stored or read.
              */
             memoryless: boolean;
+        };
+        /** SessionRow */
+        SessionRow: {
+            /**
+             * Session Id
+             * @description The conversation.
+             */
+            session_id: string;
+            /**
+             * Turns
+             * @description Transcript turns held.
+             */
+            turns: number;
+            /**
+             * Facts
+             * @description Other memories drawn from it.
+             */
+            facts: number;
+            /**
+             * First
+             * @description Its earliest memory's timestamp.
+             */
+            first: string | null;
+            /**
+             * Last
+             * @description Its latest memory's timestamp.
+             */
+            last: string | null;
         };
         /** SessionSettings */
         SessionSettings: {
@@ -3864,11 +4153,125 @@ export interface components {
              */
             personal_intelligence?: boolean | null;
         };
+        /** Stats */
+        Stats: {
+            /**
+             * Status
+             * @default success
+             * @constant
+             */
+            status?: "success";
+            /**
+             * User Id
+             * @description Whose memories these are.
+             */
+            user_id: string;
+            /**
+             * Agent Id
+             * @description The agent scope counted (null: shared only).
+             */
+            agent_id: string | null;
+            /**
+             * Total
+             * @description Memories held, archived included.
+             */
+            total: number;
+            /**
+             * Archived
+             * @description Archived memories.
+             */
+            archived: number;
+            /**
+             * Pinned
+             * @description Pinned memories.
+             */
+            pinned: number;
+            /**
+             * Last Write
+             * @description The latest create or update.
+             */
+            last_write: string | null;
+            /**
+             * By Type
+             * @description Memories per type.
+             */
+            by_type: {
+                [key: string]: number;
+            };
+            /**
+             * By Layer
+             * @description Memories per layer.
+             */
+            by_layer: {
+                [key: string]: number;
+            };
+            /**
+             * By Role
+             * @description Memories per role.
+             */
+            by_role: {
+                [key: string]: number;
+            };
+            /**
+             * By Agent
+             * @description Memories per agent ('(shared)': none).
+             */
+            by_agent: {
+                [key: string]: number;
+            };
+            /**
+             * By Tag
+             * @description The most used tags, with their memories.
+             */
+            by_tag: {
+                [key: string]: number;
+            };
+            /**
+             * Per Day
+             * @description Memories created per day, oldest first.
+             */
+            per_day: components["schemas"]["DayCount"][];
+            /** @description What the memories take and hold around them. */
+            storage: components["schemas"]["Storage"];
+        };
         /**
          * Status
          * @enum {string}
          */
         Status: "pending" | "done" | "failed";
+        /** Storage */
+        Storage: {
+            /**
+             * Memories
+             * @description Memories held (archived included).
+             */
+            memories: number;
+            /**
+             * Content Chars
+             * @description Characters of their content.
+             */
+            content_chars: number;
+            /**
+             * Revisions
+             * @description Earlier versions kept.
+             */
+            revisions: number;
+            /**
+             * Deleted
+             * @description Tombstones of deleted memories.
+             */
+            deleted: number;
+            /**
+             * Entities
+             * @description Entities the memories mention.
+             */
+            entities: number;
+            /**
+             * Sessions
+             * @description Conversations the memories came from.
+             */
+            sessions: number;
+        };
         /** StoreHealth */
         StoreHealth: {
             /**
@@ -4044,6 +4447,60 @@ export interface components {
              */
             version: number;
             memory: components["schemas"]["MemoryOut"];
+        };
+        /** UserList */
+        UserList: {
+            /**
+             * Status
+             * @default success
+             * @constant
+             */
+            status?: "success";
+            /**
+             * Users
+             * @description By user id.
+             */
+            users: components["schemas"]["UserRow"][];
+            /**
+             * Disk
+             * @description Bytes each embedded store keeps in ENGRAM_DATA_DIR (falkordb, qdrant, artifacts); empty when the stores are servers of their own.
+             */
+            disk: {
+                [key: string]: number;
+            };
+        };
+        /** UserRow */
+        UserRow: {
+            /**
+             * User Id
+             * @description The user.
+             */
+            user_id: string;
+            /**
+             * Memories
+             * @description Memories held, archived included.
+             */
+            memories: number;
+            /**
+             * Archived
+             * @description Archived memories.
+             */
+            archived: number;
+            /**
+             * Pinned
+             * @description Pinned memories.
+             */
+            pinned: number;
+            /**
+             * Last Write
+             * @description The latest create or update.
+             */
+            last_write: string | null;
+            /**
+             * Keys
+             * @description The user's keys.
+             */
+            keys: components["schemas"]["KeyRow"][];
         };
         /** WebhookCreate */
         WebhookCreate: {
@@ -4575,6 +5032,14 @@ export interface operations {
                 since?: string | null;
                 /** @description `timestamp` at or before (ISO-8601). */
                 until?: string | null;
+                /** @description Content containing this (any case). */
+                text?: string | null;
+                /** @description Written by this agent (exactly), within your scope. */
+                agent?: string | null;
+                /** @description From this conversation (session id). */
+                session?: string | null;
+                /** @description Also count every memory the filters let through (`total`). */
+                include_total?: boolean;
             };
             header?: {
                 /** @description Agent scope; sub-agents as 'parent:child'. */
@@ -8559,6 +9024,418 @@ export interface operations {
             };
             /** @description Too many requests; retry after the Retry-After header's seconds. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A store is unavailable or a feature is switched off; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    my_stats: {
+        parameters: {
+            query?: {
+                /** @description Days of `per_day`, up to today. */
+                days?: number;
+            };
+            header?: {
+                /** @description Agent scope; sub-agents as 'parent:child'. */
+                "x-agent-id"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Stats"];
+                };
+            };
+            /** @description Invalid input; the message names the field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No API key, or an unknown one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key may not do this (the admin key on user routes, a user key on admin routes, an agent outside the key's agent prefix). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A store is unavailable or a feature is switched off; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    my_sessions: {
+        parameters: {
+            query?: {
+                /** @description Sessions, 1–200. */
+                limit?: number;
+            };
+            header?: {
+                /** @description Agent scope; sub-agents as 'parent:child'. */
+                "x-agent-id"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionList"];
+                };
+            };
+            /** @description Invalid input; the message names the field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No API key, or an unknown one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key may not do this (the admin key on user routes, a user key on admin routes, an agent outside the key's agent prefix). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A store is unavailable or a feature is switched off; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    my_graph: {
+        parameters: {
+            query?: {
+                /** @description Memories, 1–300. */
+                limit?: number;
+            };
+            header?: {
+                /** @description Agent scope; sub-agents as 'parent:child'. */
+                "x-agent-id"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GraphPicture"];
+                };
+            };
+            /** @description Invalid input; the message names the field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No API key, or an unknown one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key may not do this (the admin key on user routes, a user key on admin routes, an agent outside the key's agent prefix). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A store is unavailable or a feature is switched off; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    list_users: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserList"];
+                };
+            };
+            /** @description Invalid input; the message names the field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No API key, or an unknown one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key may not do this (the admin key on user routes, a user key on admin routes, an agent outside the key's agent prefix). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A store is unavailable or a feature is switched off; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    user_stats: {
+        parameters: {
+            query?: {
+                /** @description Days of `per_day`, up to today. */
+                days?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The user. */
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Stats"];
+                };
+            };
+            /** @description Invalid input; the message names the field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No API key, or an unknown one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key may not do this (the admin key on user routes, a user key on admin routes, an agent outside the key's agent prefix). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found in your scope. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A store is unavailable or a feature is switched off; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    user_memories: {
+        parameters: {
+            query?: {
+                /** @description `next_cursor` of the previous page. */
+                cursor?: string | null;
+                /** @description Page size, 1–200. */
+                limit?: number;
+                /** @description The time to order by. */
+                sort?: "created_at" | "timestamp" | "updated_at";
+                /** @description asc: oldest first; desc: newest first. */
+                order?: "asc" | "desc";
+                /** @description current: what recall shows now (not archived, valid now, not expired); archived: archived only; all: every memory that is not deleted. */
+                state?: "current" | "archived" | "all";
+                /** @description Types (any); repeat or comma-separate. */
+                type?: string[] | null;
+                /** @description Layers (any): raw, consolidated… */
+                layer?: string[] | null;
+                /** @description Tags (any; exact, case-insensitive). */
+                tags?: string[] | null;
+                /** @description key=value pairs; every one must match. */
+                labels?: string[] | null;
+                /** @description `timestamp` at or after (ISO-8601). */
+                since?: string | null;
+                /** @description `timestamp` at or before (ISO-8601). */
+                until?: string | null;
+                /** @description Content containing this (any case). */
+                text?: string | null;
+                /** @description Written by this agent (exactly), within your scope. */
+                agent?: string | null;
+                /** @description From this conversation (session id). */
+                session?: string | null;
+                /** @description Also count every memory the filters let through (`total`). */
+                include_total?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description The user. */
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListResponse"];
+                };
+            };
+            /** @description Invalid input; the message names the field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No API key, or an unknown one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key may not do this (the admin key on user routes, a user key on admin routes, an agent outside the key's agent prefix). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found in your scope. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
