@@ -2,10 +2,11 @@
 
 The counter lives in the FalkorDB server's Redis (shared by every API replica), one key per
 user, action and minute, expiring with the window. The key names the user by a digest of their
-id, not the id: an erased user's id is in no Redis key (docs/operations.md#erasure). Fixed windows allow a burst of up to twice
-the rate across a window boundary; that is acceptable for protecting the work behind them:
-/remember's extraction workers, and an erasure's rewrite of the vector shard and the graph's
-append-only file (every user's data, so one user's erasures must not come back to back).
+id, not the id: an erased user's id is in no Redis key (docs/operations.md#erasure). Fixed
+windows allow a burst of up to twice the rate across a window boundary; that is acceptable for
+protecting the work behind them: /remember's extraction workers, and an erasure's rewrite of the
+vector shard and the graph's append-only file (every user's data, so one user's erasures must
+not come back to back).
 """
 
 import hashlib
