@@ -38,6 +38,10 @@ class AddressRefused(Exception):
     """A target's host resolves to an address deliveries may not go to (or to none)."""
 
 
+class NameNotResolved(AddressRefused):
+    """The host resolves to no address (at delivery: maybe for now only)."""
+
+
 @dataclass(frozen=True)
 class AddressPolicy:
     allow_private: bool = False
@@ -96,10 +100,10 @@ async def checked_addresses(
     try:
         answers = await asyncio.wait_for(resolve(host, port), timeout_s)
     except (OSError, TimeoutError):  # socket.gaierror is an OSError
-        raise AddressRefused(f"host {host} does not resolve") from None
+        raise NameNotResolved(f"host {host} does not resolve") from None
     addresses = _unique(ipaddress.ip_address(answer[4][0]) for answer in answers)
     if not addresses:
-        raise AddressRefused(f"host {host} does not resolve")
+        raise NameNotResolved(f"host {host} does not resolve")
     for address in addresses:
         kind = policy.refusal(address)
         if kind is not None:

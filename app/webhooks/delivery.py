@@ -20,7 +20,7 @@ import httpx
 
 from app.jobs.spec import JobContext
 from app.storage.webhooks import get_target
-from app.webhooks.addresses import AddressPolicy, AddressRefused
+from app.webhooks.addresses import AddressPolicy, AddressRefused, NameNotResolved
 from app.webhooks.transport import delivery_client
 
 SIGNATURE = "X-Engram-Signature"
@@ -70,10 +70,10 @@ async def webhook_job(ctx: JobContext) -> dict[str, Any]:
     async with delivery_client(AddressPolicy.of(settings), settings.webhook_timeout_s) as client:
         try:
             answer = await client.post(target.url, content=body, headers=headers)
+        except (httpx.HTTPError, NameNotResolved):
+            raise DeliveryFailed(FAILED) from None
         except AddressRefused:
             raise DeliveryFailed(REFUSED) from None
-        except httpx.HTTPError:
-            raise DeliveryFailed(FAILED) from None
     if not answer.is_success:
         raise DeliveryFailed(FAILED)
     return {"target": target.id, "status": answer.status_code, "attempt": ctx.attempt}
