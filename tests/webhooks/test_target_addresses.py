@@ -186,7 +186,8 @@ async def test_a_target_refused_at_delivery_receives_nothing_and_the_error_says_
             assert stored.status_code == 201
             letter = await dead_letter(client)
             assert letter["error"] == "DeliveryFailed: refused: address not allowed"
-            assert "127.0.0.1" not in letter["error"] and port not in letter["traceback"]
+            for told in (letter["error"], letter["traceback"]):
+                assert "127.0.0.1" not in told and "localhost" not in told
     assert hooks.received == []
 
 
