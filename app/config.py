@@ -5,7 +5,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import AliasChoices, Field, field_validator, model_validator
+from pydantic import AliasChoices, Field, IPvAnyNetwork, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 MAX_SENTINELS = 16
@@ -138,6 +138,12 @@ class Settings(BaseSettings):
     # take. Failed deliveries are retried by the job queue (JOBS_*), then dead-lettered.
     webhook_max_targets: int = Field(10, ge=0, le=100, validation_alias="WEBHOOK_MAX_TARGETS")
     webhook_timeout_s: float = Field(10.0, gt=0, le=60, validation_alias="WEBHOOK_TIMEOUT_S")
+    # Targets must be public addresses (app/webhooks/addresses.py), unless allowed here: every
+    # loopback, private and CGNAT address, and/or these networks (comma-separated or a JSON list).
+    webhook_allow_private: bool = Field(False, validation_alias="WEBHOOK_ALLOW_PRIVATE")
+    webhook_allowed_cidrs: Annotated[list[IPvAnyNetwork], NoDecode] = Field(
+        [], max_length=100, validation_alias="WEBHOOK_ALLOWED_CIDRS"
+    )
 
     # Recall scoring (see app/recall/rank.py); every weight shows up in score_components.
     recall_relevance_floor: float = Field(
@@ -352,6 +358,16 @@ class Settings(BaseSettings):
         if text.startswith("["):
             return json.loads(text)
         return [origin.strip() for origin in text.split(",") if origin.strip()]
+
+    @field_validator("webhook_allowed_cidrs", mode="before")
+    @classmethod
+    def _cidrs_from_text(cls, value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        text = value.strip()
+        if text.startswith("["):
+            return json.loads(text)
+        return [cidr.strip() for cidr in text.split(",") if cidr.strip()]
 
     @field_validator("falkordb_sentinels", mode="before")
     @classmethod
