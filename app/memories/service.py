@@ -88,28 +88,50 @@ async def store(
     check_embedding(stores, data.embedding)
     now = utc_now()
     memory = build_memory(data, scope=scope, actor=actor, now=now, ttl_defaults=ttl_defaults)
-    existing_id = duplicates.answered_by_existing(list(resume)) if resume is not None else None
-    if existing_id is not None:  # the first attempt found it and reinforced it already
-        return _existing(stores, await get(stores=stores, scope=scope, memory_id=existing_id))
-    vectors = {memory.id: data.embedding}
-    if resume is not None or data.allow_duplicate or not duplicates.may_be_absorbed(memory):
-        _reuse_ids([memory], resume)
-        stored = await store_memories(
-            stores=stores,
-            scope=scope,
-            actor=actor,
-            memories=[memory],
-            vectors=vectors,
-            claim=claim,
-            resume=resume is not None,
-        )
-        return await _created(stores, scope, memory, data, stored)
+    if resume is not None:
+        return await _store_again(stores, scope, actor, memory, data, list(resume))
+    if data.allow_duplicate or not duplicates.may_be_absorbed(memory):
+        return await _store_written(stores, scope, actor, memory, data, claim)
     written = await store_unless_duplicate(stores.graph, scope, memory, actor, to_iso(now), claim)
     if written.existing is not None:
         mirrored = await duplicates.renew(stores, written.existing, now)
         return _existing(stores, written.existing, mirrored, written.previously_deleted)
-    stored = await follow_write(
-        stores, scope, [memory], vectors, {memory.id: written.previously_deleted}
+    vectors = {memory.id: data.embedding}
+    deleted_before = {memory.id: written.previously_deleted}
+    stored = await follow_write(stores, scope, [memory], vectors, deleted_before)
+    return await _created(stores, scope, memory, data, stored)
+
+
+async def _store_again(
+    stores: Stores, scope: Scope, actor: str, memory: Memory, data: MemoryCreate, refs: list[str]
+) -> Stored:
+    """A retry of a request whose first attempt wrote, then died before answering: answered
+    from what that attempt recorded (`refs`), nothing written or reinforced twice."""
+    existing_id = duplicates.answered_by_existing(refs)
+    if existing_id is not None:
+        return _existing(stores, await get(stores=stores, scope=scope, memory_id=existing_id))
+    _reuse_ids([memory], refs)
+    return await _store_written(stores, scope, actor, memory, data, resume=True)
+
+
+async def _store_written(
+    stores: Stores,
+    scope: Scope,
+    actor: str,
+    memory: Memory,
+    data: MemoryCreate,
+    claim: Claim | None = None,
+    resume: bool = False,
+) -> Stored:
+    """The memory stored as built, whatever is stored already (see store_memories)."""
+    stored = await store_memories(
+        stores=stores,
+        scope=scope,
+        actor=actor,
+        memories=[memory],
+        vectors={memory.id: data.embedding},
+        claim=claim,
+        resume=resume,
     )
     return await _created(stores, scope, memory, data, stored)
 
