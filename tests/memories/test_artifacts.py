@@ -6,6 +6,7 @@ import base64
 import hashlib
 import json
 import time
+import uuid
 from pathlib import Path
 
 import httpx
@@ -31,7 +32,8 @@ PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4
 
 
 async def new_memory(client: httpx.AsyncClient, headers: dict[str, str] = ALICE) -> str:
-    created = await client.post("/memory", json={"content": "a memory with files"}, headers=headers)
+    body = {"content": f"a memory with files ({uuid.uuid4()})"}  # a new memory, not a duplicate
+    created = await client.post("/memory", json=body, headers=headers)
     assert created.status_code == 201, created.text
     return created.json()["memory_id"]
 
