@@ -3,16 +3,19 @@
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import FastAPI
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
+from pydantic import ValidationError
 from starlette.datastructures import Headers
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.errors import Unauthorized
-from app.http_errors import error_response
+from app.http_errors import describe_validation_error, error_response
 from app.mcp.caller import CallerResolver, header_caller, in_process, presented_key
 from app.mcp.tools import register
 
@@ -26,8 +29,28 @@ INSTRUCTIONS = (
 )
 
 
+class EngramMCPServer(MCPServer):
+    """The MCP server, with arguments that fail the tools' schemas answered as the REST API
+    answers bad input (`bad_request: Invalid 'limit': …`), not in pydantic's own wording."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if not isinstance(exc.__cause__, ValidationError):
+                raise
+            problems = exc.__cause__.errors()
+            first = problems[0]  # located as a body field, as the REST API reads its errors
+            message = describe_validation_error({**first, "loc": ("body", *first["loc"])})
+            if len(problems) > 1:
+                message += f" (and {len(problems) - 1} more problem(s))"
+            raise ToolError(f"bad_request: {message}") from exc.__cause__
+
+
 def build_server(caller: CallerResolver) -> MCPServer:
-    server = MCPServer("engram", title="Engram", instructions=INSTRUCTIONS, version=VERSION)
+    server = EngramMCPServer("engram", title="Engram", instructions=INSTRUCTIONS, version=VERSION)
     register(server, caller)
     return server
 
