@@ -65,7 +65,10 @@ def unsent_json(request: Request, errors: Sequence[Any]) -> str | None:
     if not whole_body:
         return None
     sent = f"Content-Type: {media_type}" if media_type else "no Content-Type"
-    return f"The body must be JSON sent with 'Content-Type: application/json' (this request has {sent})"
+    return (
+        f"The body must be JSON sent with 'Content-Type: application/json' (this request has "
+        f"{sent})"
+    )
 
 
 def install_error_handlers(app: FastAPI) -> None:

@@ -60,7 +60,7 @@ def _parameters(tool: Tool) -> list[str]:
     if not properties:
         return ["No parameters."]
     required = set(schema.get("required", []))
-    rows = ["| parameter | type | required | default | meaning |", "| --- | --- | --- | --- | --- |"]
+    rows = ["| parameter | type | required | default | meaning |", "|---|---|---|---|---|"]
     for name, spec in properties.items():
         default = "" if name in required or spec.get("default") is None else spec["default"]
         shown = f"`{_literal(default)}`" if default != "" else ""
@@ -120,8 +120,7 @@ def main() -> None:
     wanted = with_section(current, asyncio.run(render()))
     if args.check:
         if wanted != current:
-            print(f"{args.doc} is stale: run `python -m app.mcp.catalog`", file=sys.stderr)
-            sys.exit(1)
+            sys.exit(f"{args.doc} is stale: run `python -m app.mcp.catalog`")
         return
     args.doc.write_text(wanted)
 

@@ -7,8 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from app.mcp.catalog import DOC, END, START, render, with_section
 from app.mcp.caller import refusing_caller
+from app.mcp.catalog import DOC, END, START, render, with_section
 from app.mcp.http import build_server
 
 ROOT = Path(__file__).resolve().parents[2]
