@@ -142,6 +142,6 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     app.include_router(vector_index_router)
     mount_console(app)
     mount_docs(app)
-    mcp_server = mount_mcp(app)
+    mcp_server = mount_mcp(app, settings)
     install_openapi(app)
     return app
