@@ -1708,6 +1708,12 @@ export interface components {
              * @default false
              */
             memoryless?: boolean;
+            /**
+             * Shared
+             * @description false: only the agent's own memories (and its sub-agents'), none of the user's shared (agent-less) ones and no reflection; needs X-Agent-Id. For a front-end whose users share one key as sub-agents (e.g. Open WebUI).
+             * @default true
+             */
+            shared?: boolean;
         };
         /** ContextResponse */
         ContextResponse: {
