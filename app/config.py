@@ -49,6 +49,16 @@ class Settings(BaseSettings):
     # Browser origins allowed to call the API (CORS): comma-separated or a JSON list; "*" = any;
     # empty = no CORS headers at all.
     cors_origins: Annotated[list[str], NoDecode] = Field([], validation_alias="ENGRAM_CORS_ORIGINS")
+    # OAuth for /mcp (docs/mcp.md#oauth): the authorization servers' issuer URLs (comma-separated
+    # or a JSON list; empty = none, no metadata), where their signing keys are, and how a token
+    # names its user.
+    mcp_oauth_authorization_servers: Annotated[list[str], NoDecode] = Field(
+        [], validation_alias="MCP_OAUTH_AUTHORIZATION_SERVERS"
+    )
+    mcp_oauth_jwks_url: str | None = Field(None, validation_alias="MCP_OAUTH_JWKS_URL")
+    mcp_oauth_resource: str | None = Field(None, validation_alias="MCP_OAUTH_RESOURCE")
+    mcp_oauth_audience: str | None = Field(None, validation_alias="MCP_OAUTH_AUDIENCE")
+    mcp_oauth_user_claim: str = Field("sub", min_length=1, validation_alias="MCP_OAUTH_USER_CLAIM")
 
     # FalkorDB: unset URL -> Engram starts redis-server + the FalkorDB module itself.
     falkordb_url: str | None = Field(None, validation_alias="FALKORDB_URL")
@@ -349,7 +359,7 @@ class Settings(BaseSettings):
             raise ValueError("ENGRAM_ADMIN_KEY must be at least 16 characters")
         return value
 
-    @field_validator("cors_origins", mode="before")
+    @field_validator("cors_origins", "mcp_oauth_authorization_servers", mode="before")
     @classmethod
     def _origins_from_text(cls, value: Any) -> Any:
         if not isinstance(value, str):
@@ -386,6 +396,22 @@ class Settings(BaseSettings):
             raise ValueError(
                 "FALKORDB_WAIT_REPLICAS needs replicas: set FALKORDB_SENTINELS (or FALKORDB_URL "
                 "of a primary with replicas); the embedded server has none"
+            )
+        return self
+
+    @model_validator(mode="after")
+    def _oauth_keys_with_servers(self) -> "Settings":
+        if not self.mcp_oauth_authorization_servers:
+            return self
+        if not self.mcp_oauth_jwks_url:
+            raise ValueError(
+                "MCP_OAUTH_AUTHORIZATION_SERVERS needs MCP_OAUTH_JWKS_URL: the URL of the "
+                "authorization server's signing keys (its jwks_uri), to check its tokens with"
+            )
+        if not self.mcp_oauth_resource:
+            raise ValueError(
+                "MCP_OAUTH_AUTHORIZATION_SERVERS needs MCP_OAUTH_RESOURCE: the public URL of "
+                "/mcp (e.g. https://memory.example.com/mcp), which tokens are issued for"
             )
         return self
 

@@ -11,6 +11,7 @@ from app.config import Settings, get_settings
 from app.console.router import mount_console
 from app.enrichment.router import router as entities_router
 from app.http_cors import allow_origins
+from app.http_docs import mount_docs
 from app.http_errors import install_error_handlers
 from app.http_guard import AnswerErrors, LimitBody, reject_bad_text
 from app.http_observe import ObserveRequests
@@ -104,6 +105,8 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
         lifespan=lifespan,
         generate_unique_id_function=operation_id,
         dependencies=[Depends(reject_bad_text)],
+        docs_url=None,  # mount_docs serves them without a CDN
+        redoc_url=None,
     )
     install_error_handlers(app)
     app.state.write_gate = WriteGate()
@@ -138,6 +141,7 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     app.include_router(webhooks_router)
     app.include_router(vector_index_router)
     mount_console(app)
-    mcp_server = mount_mcp(app)
+    mount_docs(app)
+    mcp_server = mount_mcp(app, settings)
     install_openapi(app)
     return app

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from cachetools import TTLCache
 
 from app.auth import KeyRing, Principal
+from app.auth.oauth import OAuthTokens
 from app.errors import Conflict, NotFound, StoreUnavailable
 from app.models import to_iso, utc_now
 from app.storage import api_keys
@@ -147,15 +148,20 @@ class RuntimeKeys:
 
 
 class Authenticator:
-    """Configured keys first (ENGRAM_API_KEYS, the local key, the admin key), then runtime keys."""
+    """Configured keys first (ENGRAM_API_KEYS, the local key, the admin key), then runtime keys,
+    then (when configured) the OAuth authorization server's access tokens."""
 
-    def __init__(self, ring: KeyRing, runtime: RuntimeKeys | None) -> None:
-        self.ring, self.runtime = ring, runtime
+    def __init__(
+        self, ring: KeyRing, runtime: RuntimeKeys | None, tokens: OAuthTokens | None = None
+    ) -> None:
+        self.ring, self.runtime, self.tokens = ring, runtime, tokens
 
     async def authenticate(self, presented: str) -> Principal | None:
         principal = self.ring.authenticate(presented)
         if principal is None and self.runtime is not None:
             principal = await self.runtime.authenticate(presented)
+        if principal is None and self.tokens is not None:
+            principal = await self.tokens.authenticate(presented)
         return principal
 
     async def is_live(self, key_id: str, user_id: str) -> bool:

@@ -2,6 +2,7 @@
 `Caller`), so it has no rules of its own; recall's answer is trimmed to what a model reads."""
 
 import json
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 from urllib.parse import quote
 
@@ -16,6 +17,7 @@ from app.models import IMPORTANCE_LEVELS
 READ_ONLY = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
 WRITES = ToolAnnotations(readOnlyHint=False, destructiveHint=False, openWorldHint=False)
 DESTRUCTIVE = ToolAnnotations(readOnlyHint=False, destructiveHint=True, openWorldHint=False)
+DEFAULT_SESSION_PREFIX = "mcp-"
 SECTIONS = (
     "agent-identity",
     "agent-knowledge",
@@ -57,6 +59,13 @@ class Turn(BaseModel):
     role: Literal["user", "assistant", "system", "tool"] = Field(description="Who said it.")
     content: str = Field(description="The message text.")
     name: str | None = Field(None, max_length=100, description="The speaker's name, if known.")
+
+
+def default_session(now: datetime | None = None) -> str:
+    """The session of a `remember` call that names none: one per UTC day. MCP over HTTP is
+    stateless here (no connection to tie a session to), and a day keeps a desktop model's
+    exchanges together without one session growing for ever."""
+    return f"{DEFAULT_SESSION_PREFIX}{(now or datetime.now(UTC)).date().isoformat()}"
 
 
 def given(**values: Any) -> dict[str, Any]:
@@ -104,7 +113,15 @@ def _memory_tools(server: MCPServer, caller: CallerResolver) -> None:
     async def remember(
         ctx: Context,
         messages: Annotated[list[Turn], Field(description="The turns, oldest first.")],
-        session_id: Annotated[str, Field(description="The conversation's id.", max_length=200)],
+        session_id: Annotated[
+            str | None,
+            Field(
+                description="The conversation's id; absent = today's MCP session "
+                "('mcp-YYYY-MM-DD', UTC).",
+                min_length=1,
+                max_length=200,
+            ),
+        ] = None,
         role: Annotated[
             Literal["user", "assistant"] | None,
             Field(description="Keep only facts about the user or the assistant; null = both."),
@@ -114,7 +131,7 @@ def _memory_tools(server: MCPServer, caller: CallerResolver) -> None:
 
         Returns a job id; `remember_status` tells when the facts are stored."""
         turns = [turn.model_dump() for turn in messages]
-        body = given(messages=turns, session_id=session_id, role=role)
+        body = given(messages=turns, session_id=session_id or default_session(), role=role)
         return await caller(ctx).call("POST", "/remember", json=body)
 
     @server.tool(annotations=READ_ONLY)

@@ -7,6 +7,7 @@ import json
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -306,3 +307,30 @@ async def test_requests_without_a_valid_key_are_refused(base_url: str, tmp_path:
         )
     assert missing.status_code == 401 and missing.json()["error"] == "unauthorized"
     assert wrong.status_code == 401 and wrong.json()["message"] == "Invalid API key"
+
+
+async def test_remember_without_a_session_uses_today_s_mcp_session(base_url: str):
+    async with mcp_session(base_url, bearer(ALICE_KEY, agent="desktop")) as session:
+        turns = [{"role": "user", "content": "I keep my bike in the blue shed."}]
+        job = await call(session, "remember", messages=turns)
+        for _ in range(600):  # bounded: the live server's worker runs the job
+            state = await call(session, "remember_status", job_id=job["job_id"])
+            if state["state"] in ("done", "dead"):
+                break
+            await asyncio.sleep(0.1)
+        assert state["state"] == "done", state
+        today = f"mcp-{datetime.now(UTC).date().isoformat()}"
+        block = await call(session, "context", query="bike", session_id=today)
+        assert block["session_messages"] == 1 and "blue shed" in block["context"]
+
+
+async def test_arguments_outside_a_tool_s_schema_answer_in_engram_s_words(base_url: str):
+    async with mcp_session(base_url, bearer(ALICE_KEY)) as session:
+        message = await failure(session, "recall", query="tea", limit=1000)
+        assert "bad_request: Invalid 'limit'" in message
+        message = await failure(session, "recall", limit=3)
+        assert "bad_request: 'query' is required" in message
+        message = await failure(session, "remember", messages="hello")
+        assert "bad_request: Invalid 'messages'" in message
+        for raw in ("validation error", "type=", "errors.pydantic.dev", "Arguments"):
+            assert raw not in message

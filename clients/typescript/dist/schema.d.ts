@@ -192,7 +192,8 @@ export interface paths {
         put?: never;
         /**
          * Artifact Url
-         * @description A signed URL that downloads the artifact without an API key until it expires.
+         * @description A signed URL that downloads the artifact without an API key until it expires, or until
+         *     the API key that asked for it is revoked.
          */
         post: operations["artifact_url"];
         delete?: never;
@@ -210,7 +211,8 @@ export interface paths {
         };
         /**
          * Download Artifact
-         * @description The artifact a signed URL names (no API key: the token is the permission).
+         * @description The artifact a signed URL names (no API key: the token is the permission, while the key
+         *     that asked for it is valid).
          */
         get: operations["download_artifact"];
         put?: never;
@@ -447,7 +449,8 @@ export interface paths {
         };
         /**
          * Remember Job
-         * @description The state of one of your /remember jobs, and what it stored once done.
+         * @description The state of one of your /remember jobs, and what it stored once done: only the scope
+         *     that made the job (its user and X-Agent-Id) reads it; any other is 404.
          */
         get: operations["get_remember_job"];
         put?: never;
@@ -1365,6 +1368,30 @@ export interface components {
             memory_id: string;
             artifact: components["schemas"]["ArtifactMeta"];
         };
+        /** ArtifactSearchHealth */
+        ArtifactSearchHealth: {
+            /**
+             * State
+             * @description degraded while a text artifact is left out of artifact search.
+             * @enum {string}
+             */
+            state: "ok" | "degraded";
+            /**
+             * Broken
+             * @description Text artifacts whose file or search index failed in this process and has not worked since (fsck names them: broken_artifact_index).
+             */
+            broken: number;
+            /**
+             * Last Error
+             * @description The kind of the last failure.
+             */
+            last_error?: string | null;
+            /**
+             * Last Error At
+             * @description When it happened (UTC).
+             */
+            last_error_at?: string | null;
+        };
         /** ArtifactUrlRequest */
         ArtifactUrlRequest: {
             /**
@@ -1708,6 +1735,12 @@ export interface components {
              * @default false
              */
             memoryless?: boolean;
+            /**
+             * Shared
+             * @description false: only the agent's own memories (and its sub-agents'), none of the user's shared (agent-less) ones and no reflection; needs X-Agent-Id. For a front-end whose users share one key as sub-agents (e.g. Open WebUI).
+             * @default true
+             */
+            shared?: boolean;
         };
         /** ContextResponse */
         ContextResponse: {
@@ -2347,7 +2380,7 @@ export interface components {
             timestamp: string;
             /**
              * Memory Count
-             * @description With a key: your memories (the admin key: all). Absent without auth.
+             * @description With a key: the memories your scope sees (its X-Agent-Id's, as a read does; the admin key: all). Absent without auth.
              */
             memory_count?: number | null;
             /**
@@ -2362,6 +2395,8 @@ export interface components {
             embedded_count?: number | null;
             /** @description With the admin key: the repairing sync the drift check queued, if any: it re-creates missing points from the graph and queues their embedding. */
             repair?: components["schemas"]["RepairHealth"] | null;
+            /** @description Where artifacts are kept: text artifacts left out of `include_artifacts` searches (does not make the status degraded: the rest of search works). */
+            artifact_search?: components["schemas"]["ArtifactSearchHealth"] | null;
             /**
              * Sync Status
              * @description Graph and vector index counts compared: synced, drift_detected (points missing, or a replaced vector store not yet checked), orphaned_vectors (points left over; either queues a repairing sync and makes the status degraded) or unknown (a store cannot be counted).
@@ -3623,7 +3658,7 @@ export interface components {
             session_id?: string | null;
             /**
              * Artifacts
-             * @description include_artifacts: {results: [{memory_id, artifact, offset, length, content, score}], searched, pending} — the best chunks of text artifacts; `pending` counts artifacts not yet indexed (searched once their index is built).
+             * @description include_artifacts: {results: [{memory_id, artifact, offset, length, content, score}], searched, pending, skipped} — the best chunks of text artifacts; `pending` counts artifacts not yet indexed (searched once their index is built), `skipped` those whose file or index failed (left out, logged, shown by /health).
              */
             artifacts?: {
                 [key: string]: unknown;
@@ -7565,7 +7600,10 @@ export interface operations {
     get_health: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Agent scope; sub-agents as 'parent:child'. */
+                "x-agent-id"?: string | null;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7591,6 +7629,15 @@ export interface operations {
             };
             /** @description No API key, or an unknown one. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key may not do this (the admin key on user routes, a user key on admin routes, an agent outside the key's agent prefix). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
