@@ -22,8 +22,9 @@ repository.
 
 Usage: .venv/bin/python bench/longmemeval.py [--data PATH] [--distractors N] [--seed S]
        [--limit-questions N] [--paths memory,remember] [--keep-data DIR] [--reuse]
-       [--configs engram,bm25] [--out PATH]
-(--keep-data keeps the store in DIR; --reuse asks again on a store DIR already holds)
+       [--configs engram,bm25] [--engram-root CHECKOUT] [--out PATH]
+(--keep-data keeps the store in DIR; --reuse asks again on a store DIR already holds;
+--engram-root runs Engram from another checkout, for an A/B of two revisions on one store)
 """
 
 import argparse
@@ -386,7 +387,7 @@ def evaluate(
 
 
 @contextlib.contextmanager
-def engram(keep: Path | None) -> Iterator[str]:
+def engram(keep: Path | None, root: Path = ROOT) -> Iterator[str]:
     with tempfile.TemporaryDirectory(prefix="engram-lme-") as tmp:
         data_dir, port = keep or Path(tmp), free_port()
         data_dir.mkdir(parents=True, exist_ok=True)
@@ -398,7 +399,7 @@ def engram(keep: Path | None) -> Iterator[str]:
             "REMEMBER_RATE_PER_MINUTE": "100000",
             "LLM_BASE_URL": "",
         }
-        process = start_engram(data_dir, port, free_port(), env=env, stdout=sys.stderr)
+        process = start_engram(data_dir, port, free_port(), env=env, stdout=sys.stderr, root=root)
         try:
             base = f"http://127.0.0.1:{port}"
             wait_ready(base, timeout=300, process=process)
@@ -417,6 +418,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--configs", default=",".join(CONFIGS))
     parser.add_argument("--keep-data", type=Path, default=None)
     parser.add_argument("--reuse", action="store_true", help="the store in --keep-data is full")
+    parser.add_argument(
+        "--engram-root", type=Path, default=ROOT, help="run Engram from this checkout (A/B)"
+    )
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     return parser.parse_args(argv)
 
@@ -427,8 +431,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     paths = [p for p in args.paths.split(",") if p]
     turns = sum(len(s) for q in questions for s in q.sessions)
     log(f"{len(questions)} questions, {turns} turns a path")
-    with engram(args.keep_data) as base, httpx.Client(base_url=base, timeout=600) as client:
+    with (
+        engram(args.keep_data, args.engram_root) as base,
+        httpx.Client(base_url=base, timeout=600) as client,
+    ):
         ingest_s = None if args.reuse else ingest(client, questions, paths)
+        wait_embedded(client)  # a reused store may still have embeddings queued
         runs = evaluate(client, questions, paths, [c for c in args.configs.split(",") if c])
     summaries = {name: summarise(rows) for name, rows in runs.items()}
     result = {

@@ -55,6 +55,15 @@ ABLATIONS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
     "no recency/relevance": ({}, {"RECALL_WEIGHT_RECENCY": "0", "RECALL_WEIGHT_RELEVANCE": "0"}),
     "dense with names": ({}, {"RECALL_DENSE_WITHOUT_NAMES": "false"}),
 }
+# Variants tried beside the ablations (--only NAME): a weight other than the default.
+VARIANTS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
+    "speaker 0.5": ({}, {"RECALL_WEIGHT_SPEAKER": "0.5"}),
+    "speaker 0.7": ({}, {"RECALL_WEIGHT_SPEAKER": "0.7"}),
+    "newer 0.3": ({}, {"RECALL_WEIGHT_NEWER": "0.3"}),
+    "bm25 2.0": ({}, {"RECALL_WEIGHT_BM25": "2.0"}),
+    "window 0.5": ({}, {"RECALL_WEIGHT_WINDOW": "0.5"}),
+    "context 0.25": ({}, {"RECALL_WEIGHT_CONTEXT": "0.25"}),
+}
 LME_USER_KEY = longmemeval.user_key("memory")
 
 
@@ -184,7 +193,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     wanted = [n for n in args.only.split(",") if n] or list(ABLATIONS)
     results: dict[str, dict[str, Any]] = {}
     for name in wanted:
-        params, env = ABLATIONS[name]
+        params, env = {**ABLATIONS, **VARIANTS}[name]
         started = time.perf_counter()
         results[name] = {
             "params": params,
