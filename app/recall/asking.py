@@ -5,16 +5,20 @@ did you recommend?", "the recipe you suggested").
 
 A personal memory answers such a question with what the user said or what was learnt about them,
 so the relevance gate (evidence.py) takes a memory about the user that passes the floor as
-strong enough. The test is by form, in English: a possessive of the first person or "the user",
-or a first-person subject after an auxiliary ("do I", "am I", "did I", "have I"), unless the
+strong enough. The test is by form, in English: a possessive of the first person (singular or plural: a
+household's "our fridge") or "the user", or a first-person subject after an auxiliary ("do I",
+"am I", "did I", "have I", "do we"), unless the
 question opens with how / can / could / should, which ask how to do something.
 """
 
 import re
 
-_POSSESSIVE = re.compile(r"\b(?:my|mine|myself|the\s+user'?s?|users?'s?)\b", re.I)
+_POSSESSIVE = re.compile(
+    r"\b(?:my|mine|myself|our|ours|ourselves|the\s+user'?s?|users?'s?)\b", re.I
+)
 _SUBJECT = re.compile(
-    r"\b(?:am|do|did|does|have|has|had|was|were|will|would|should|can|could|'m)\s+i\b|\bi\s+(?:am|have|had|was|live|work|like|love|own|study)\b",
+    r"\b(?:am|do|did|does|have|has|had|was|were|will|would|should|can|could|'m|are)\s+(?:i|we)\b"
+    r"|\b(?:i|we)\s+(?:am|are|have|had|was|were|live|work|like|love|own|study)\b",
     re.I,
 )
 _METHOD = re.compile(r"^\s*(?:how|can|could|should|would)\b", re.I)

@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 from app.models import MemoryProps
 from app.recall import evidence, feedback, filters, rank, steps
+from app.recall.asking import wanted_speaker
 from app.recall.channels import ChannelRun, run_channels
 from app.recall.constants import (
     FEEDBACK_DOCS,
@@ -158,7 +159,8 @@ async def read(search: Search, pool: Pool, limits: evidence.Thresholds) -> Read:
     found: RecallCandidates = await search.stores.graph.recall_candidates(
         search.scope, _shortlist(best, fused, params), seeds
     )
-    _lift_neighbour_turns(best, fused, found.neighbours, search.config)
+    neighbours = _of_wanted_speakers(found.neighbours, best, found.properties)
+    _lift_neighbour_turns(best, fused, neighbours, search.config)
     # Lifts only raise scores, so the shortlist after them is among what was just read.
     shortlist = [i for i in _shortlist(best, fused, params) if i in found.properties]
     facts = {
@@ -210,6 +212,25 @@ def _above_floor(candidate: rank.Candidate, limits: evidence.Thresholds) -> bool
 def _match(best: Best, fused: dict[str, float], memory_id: str) -> float:
     """rank.match_score of a candidate in `best`, from its fused match computed once."""
     return fused[memory_id] + best[memory_id].candidate.context
+
+
+def _of_wanted_speakers(
+    neighbours: list[tuple[str, str]], best: Best, properties: dict[str, MemoryProps]
+) -> list[tuple[str, str]]:
+    """The neighbours a lift may reach: for a question that asks for one speaker's words
+    (asking.wanted_speaker: the user's, for a question about the user), only that speaker's
+    turns. In a chat with an assistant, the turn next to the user's statement is the assistant's
+    reply to it, which holds the user's facts only as an echo; in a chat between two people,
+    whose questions ask about neither side in particular, every neighbour is lifted as before."""
+    wanted = {
+        query: wanted_speaker(query) for query in {best[seed].query for seed, _ in neighbours}
+    }
+    return [
+        (seed, neighbour)
+        for seed, neighbour in neighbours
+        if (speaker := wanted[best[seed].query]) is None
+        or (properties.get(neighbour) or {}).get("role", speaker) == speaker
+    ]
 
 
 def _lift_neighbour_turns(

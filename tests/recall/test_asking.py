@@ -3,6 +3,8 @@
 import pytest
 
 from app.recall.asking import wanted_speaker
+from app.recall.candidates import BestMatch, _of_wanted_speakers
+from app.recall.rank import Candidate
 
 
 @pytest.mark.parametrize(
@@ -11,6 +13,7 @@ from app.recall.asking import wanted_speaker
         ("What is my dog's name?", "user"),
         ("Where does the user live?", "user"),
         ("How often do I see my therapist?", "user"),
+        ("How many dozen eggs do we currently have stocked up in our refrigerator?", "user"),
         ("What was the name of the restaurant you recommended?", "assistant"),
         ("Can you remind me what you suggested for the trip to Kyoto?", "assistant"),
         ("I forgot the third tip you gave me about sourdough", "assistant"),
@@ -22,3 +25,15 @@ from app.recall.asking import wanted_speaker
 )
 def test_wanted_speaker(query: str, speaker: str | None):
     assert wanted_speaker(query) == speaker
+
+
+def test_a_question_about_the_user_lifts_only_the_user_s_neighbouring_turns():
+    about_user, about_caroline = "Where do I work now?", "Where does Caroline work?"
+    best = {
+        "u1": BestMatch(Candidate("u1"), about_user, ["dense"]),
+        "c1": BestMatch(Candidate("c1"), about_caroline, ["dense"]),
+    }
+    roles = {"reply": {"role": "assistant"}, "next": {"role": "user"}, "other": {}}
+    pairs = [("u1", "reply"), ("u1", "next"), ("c1", "reply"), ("c1", "other")]
+    kept = _of_wanted_speakers(pairs, best, roles)
+    assert kept == [("u1", "next"), ("c1", "reply"), ("c1", "other")]
