@@ -6,7 +6,6 @@ each change is an audit event of its own. Two uploads to one memory at once cann
 other: a change applies only if the list is still the one it was made from.
 """
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,7 +13,7 @@ from app.models import ArtifactMeta
 from app.scope import Scope
 from app.storage.cypher import IN_SCOPE
 from app.storage.graph import GraphStore
-from app.storage.records import scope_params
+from app.storage.records import json_property, parse_json_property, scope_params
 
 ARTIFACTS_OF = f"MATCH (m:Memory {{id: $id}}) WHERE {IN_SCOPE} RETURN m.artifacts"
 SWAP = f"""
@@ -45,11 +44,12 @@ def dump(artifacts: Sequence[ArtifactMeta]) -> str | None:
     """The property value: None (no property) for an empty list."""
     if not artifacts:
         return None
-    return json.dumps([a.model_dump() for a in artifacts], separators=(",", ":"))
+    return json_property("artifacts", [a.model_dump() for a in artifacts])
 
 
-def parse(value: str | None) -> list[ArtifactMeta]:
-    return [ArtifactMeta.model_validate(a) for a in json.loads(value or "[]")]
+def parse(value: str | None, memory_id: str | None = None) -> list[ArtifactMeta]:
+    listed = parse_json_property("artifacts", value, memory_id)
+    return [ArtifactMeta.model_validate(a) for a in listed]
 
 
 async def read(graph: GraphStore, scope: Scope, memory_id: str) -> tuple[bool, str]:
@@ -93,7 +93,7 @@ async def of_memories(
 ) -> dict[str, tuple[str, list[ArtifactMeta]]]:
     """memory id -> (owner, artifacts) for the live memories among the ids that have any."""
     rows = await graph.ro_query(WITH_ARTIFACTS, {"ids": list(memory_ids)})
-    return {row[0]: (row[1], parse(row[2])) for row in rows}
+    return {row[0]: (row[1], parse(row[2], row[0])) for row in rows}
 
 
 async def in_scope(
@@ -101,4 +101,4 @@ async def in_scope(
 ) -> list[tuple[str, list[ArtifactMeta]]]:
     """(memory id, artifacts) of the scope's newest `limit` memories that have any."""
     rows = await graph.ro_query(IN_SCOPE_WITH_ARTIFACTS, {"limit": limit, **scope_params(scope)})
-    return [(row[0], parse(row[1])) for row in rows]
+    return [(row[0], parse(row[1], row[0])) for row in rows]
