@@ -13,6 +13,7 @@ from pathlib import Path
 
 import httpx
 
+from app.children import popen_tied
 from app.cli.errors import FAILED, CliError
 from app.storage.ownership import held_by
 
@@ -58,7 +59,7 @@ def start(data_dir: Path) -> EmbeddedServer:
         SYNC_INTERVAL_S="0",
         ENGRAM_LOG_LEVEL="warning",
     )
-    process = subprocess.Popen([sys.executable, "-m", "app"], env=env, stdout=subprocess.DEVNULL)
+    process = popen_tied([sys.executable, "-m", "app"], env=env, stdout=subprocess.DEVNULL)
     server = EmbeddedServer(f"http://127.0.0.1:{port}", key, process)
     deadline = time.monotonic() + START_TIMEOUT_S
     while not _answers(server.url):
