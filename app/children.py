@@ -36,7 +36,11 @@ def popen_tied(args: Sequence[str], **options: Any) -> subprocess.Popen:
     options["preexec_fn"] = _dies_with(os.getpid())
     if threading.current_thread() is threading.main_thread():
         return subprocess.Popen(args, **options)  # noqa: S603 - the caller's fixed command
-    return _spawner_thread().submit(subprocess.Popen, args, **options).result()
+    return _spawner_thread().submit(_popen, args, options).result()
+
+
+def _popen(args: Sequence[str], options: dict[str, Any]) -> subprocess.Popen:
+    return subprocess.Popen(args, **options)  # noqa: S603 - the caller's fixed command
 
 
 def _dies_with(parent: int) -> Callable[[], None]:
