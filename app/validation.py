@@ -102,3 +102,18 @@ def check_free_json(value: dict[str, Any], max_bytes: int = MAX_METADATA_BYTES) 
     if size > max_bytes:
         raise ValueError(f"must be at most {max_bytes} bytes as JSON ({size} provided)")
     return value
+
+
+# A boolean in a query string: these four spellings, any case; anything else ("yes", "on") is a
+# 400 rather than a guess.
+QUERY_TRUE, QUERY_FALSE = frozenset({"true", "1"}), frozenset({"false", "0"})
+
+
+def strict_bool(value: Any) -> bool:
+    """A query string's boolean, or ValueError (for pydantic validators)."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in QUERY_TRUE or text in QUERY_FALSE:
+        return text in QUERY_TRUE
+    raise ValueError(f"must be true or false (or 1 or 0), not {str(value)[:40]!r}")

@@ -113,7 +113,8 @@ def _in(value: Any, allowed: list[str] | None) -> bool:
 
 
 def _labels(facts: dict[str, Any]) -> dict[str, Any]:
-    return parse_json_property("labels", facts.get("labels"), facts.get("id"))  # type: ignore[no-any-return]
+    labels: dict[str, Any] = parse_json_property("labels", facts.get("labels"), facts.get("id"))
+    return labels
 
 
 def _time_passes(moment: str | None, flt: VectorFilter) -> bool:
