@@ -24,14 +24,16 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
-_LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None
+# Looked up once here: the child, between fork and exec, should do as little as it can.
+_PRCTL = ctypes.CDLL(None, use_errno=True).prctl if sys.platform.startswith("linux") else None
+_SIGTERM = int(signal.SIGTERM)
 _spawner: ThreadPoolExecutor | None = None
 _spawner_lock = threading.Lock()
 
 
 def popen_tied(args: Sequence[str], **options: Any) -> subprocess.Popen:
     """subprocess.Popen(args, **options), the child sent SIGTERM when this process dies."""
-    if _LIBC is None:
+    if _PRCTL is None:
         return subprocess.Popen(args, **options)  # noqa: S603 - the caller's fixed command
     options["preexec_fn"] = _dies_with(os.getpid())
     if threading.current_thread() is threading.main_thread():
@@ -44,11 +46,13 @@ def _popen(args: Sequence[str], options: dict[str, Any]) -> subprocess.Popen:
 
 
 def _dies_with(parent: int) -> Callable[[], None]:
+    prctl = _PRCTL
+    assert prctl is not None
+
     def in_child() -> None:  # in the child, after fork, before exec
-        assert _LIBC is not None
-        _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+        prctl(PR_SET_PDEATHSIG, _SIGTERM, 0, 0, 0)
         if os.getppid() != parent:  # the parent died before the request took effect
-            os.kill(os.getpid(), signal.SIGTERM)
+            os.kill(os.getpid(), _SIGTERM)
 
     return in_child
 
