@@ -52,43 +52,37 @@ def json_property_text(key: str, value: Any) -> str:
     return json_property(key, value)
 
 
-def parse_json_property(key: str, raw: Any, memory_id: Any = None) -> Any:
-    """A JSON property as stored, parsed; a value that does not parse to the expected type
-    reads as empty (logged with the memory's id: fsck repairs it)."""
+def _parsed(key: str, raw: Any) -> Any:
+    """The stored value as its expected type, or None if it is not one (or does not parse)."""
     expected = _expected_type(key)
-    if raw is None:
-        return expected()
     if isinstance(raw, expected):
         return raw
     try:
         value = json.loads(raw)
     except (TypeError, ValueError):
-        value = None
-    if isinstance(value, expected):
-        return value
-    log.warning(
-        "memory %s: its %s does not parse as JSON %s; read as empty",
-        memory_id,
-        key,
-        expected.__name__,
-    )
-    return expected()
+        return None
+    return value if isinstance(value, expected) else None
+
+
+def parse_json_property(key: str, raw: Any, memory_id: Any = None) -> Any:
+    """A JSON property as stored, parsed; a value that does not parse to the expected type
+    reads as empty (logged with the memory's id: fsck repairs it)."""
+    if raw is None:
+        return _expected_type(key)()
+    value = _parsed(key, raw)
+    if value is None:
+        log.warning("memory %s: its %s is not valid JSON; read as empty", memory_id, key)
+        return _expected_type(key)()
+    return value
 
 
 def unreadable_properties(props: dict[str, Any]) -> list[str]:
-    """The JSON properties of a node whose stored value does not parse to the expected type."""
-    bad = []
-    for key in JSON_PROPERTIES:
-        raw = props.get(key)
-        if raw is None:
-            continue
-        try:
-            value = json.loads(raw) if isinstance(raw, str) else None
-        except ValueError:
-            value = None
-        if not isinstance(value, _expected_type(key)):
-            bad.append(key)
-    return bad
+    """The JSON properties of a node that reads take as empty (parse_json_property warns)."""
+    return [
+        key
+        for key in JSON_PROPERTIES
+        if props.get(key) is not None and _parsed(key, props[key]) is None
+    ]
 
 
 def scope_params(scope: Scope) -> dict[str, Any]:
