@@ -10,10 +10,15 @@ FALKOR_MODULE := $(VENV)/falkordb/.installed
 PROJECT := $(VENV)/.project-installed
 # Debian's chromium, for the console's browser test (tests/console); written once it is there.
 CHROMIUM := $(VENV)/.chromium-installed
+# The TypeScript client's dev dependencies (tsc, openapi-typescript, the AI SDK), from its lock file.
+TS_CLIENT := clients/typescript
+TS_CLIENT_STAMP := $(TS_CLIENT)/node_modules/.installed
+# The Python client (clients/python, editable) and the agent frameworks its adapters are tested with.
+CLIENTS := $(VENV)/.clients-installed
 
 .PHONY: install run worker test test-fast fuzz lint format bench clean
 
-install: $(STAMP) $(FALKOR_MODULE) $(PROJECT)
+install: $(STAMP) $(FALKOR_MODULE) $(PROJECT) $(CLIENTS)
 
 $(STAMP): requirements.lock requirements-models.txt requirements-tools.txt pyproject.toml app/embeddings/quantize.py app/embeddings/bert_graph.py
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -36,6 +41,11 @@ $(PROJECT): pyproject.toml | $(STAMP)
 	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $(PROJECT)
 
+$(CLIENTS): requirements-clients.txt clients/python/pyproject.toml | $(STAMP)
+	$(PY) -m pip install --quiet -r requirements-clients.txt
+	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e ./clients/python
+	touch $(CLIENTS)
+
 run: install
 	$(PY) -m app
 
@@ -51,7 +61,13 @@ $(CHROMIUM): | $(STAMP)
 	  touch $(CHROMIUM); \
 	else echo "warning: chromium could not be installed; the console's browser test will skip"; fi
 
-test: install $(CHROMIUM)
+# npm ci only: dist/ is committed (so `npm install ./clients/typescript` needs no build) and the
+# tests run it as committed, and check it is the build of src/; building here would hide a stale one.
+$(TS_CLIENT_STAMP): $(TS_CLIENT)/package.json $(TS_CLIENT)/package-lock.json
+	cd $(TS_CLIENT) && npm ci --no-audit --no-fund
+	touch $(TS_CLIENT_STAMP)
+
+test: install $(CHROMIUM) $(TS_CLIENT_STAMP)
 	$(PY) -m pytest -q
 
 test-fast: install
@@ -61,18 +77,19 @@ test-fast: install
 fuzz: install
 	$(PY) -m pytest -q -s tests/hardening/test_fuzz.py
 
-lint: install
-	$(VENV)/bin/ruff check app migrations scripts tests bench integrations
-	$(VENV)/bin/ruff format --check app migrations scripts tests bench integrations
+lint: install $(TS_CLIENT_STAMP)
+	$(VENV)/bin/ruff check app migrations scripts tests bench integrations clients
+	$(VENV)/bin/ruff format --check app migrations scripts tests bench integrations clients
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy
+	cd $(TS_CLIENT) && npm run typecheck
 
 format: install
-	$(VENV)/bin/ruff format app migrations scripts tests bench integrations
-	$(VENV)/bin/ruff check --fix app migrations scripts tests bench integrations
+	$(VENV)/bin/ruff format app migrations scripts tests bench integrations clients
+	$(VENV)/bin/ruff check --fix app migrations scripts tests bench integrations clients
 
 bench: install
 	$(PY) bench/crud_latency.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache $(TS_CLIENT)/node_modules $(TS_CLIENT)/.test-build

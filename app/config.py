@@ -5,7 +5,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import AliasChoices, Field, field_validator, model_validator
+from pydantic import AliasChoices, Field, IPvAnyNetwork, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 MAX_SENTINELS = 16
@@ -49,6 +49,16 @@ class Settings(BaseSettings):
     # Browser origins allowed to call the API (CORS): comma-separated or a JSON list; "*" = any;
     # empty = no CORS headers at all.
     cors_origins: Annotated[list[str], NoDecode] = Field([], validation_alias="ENGRAM_CORS_ORIGINS")
+    # OAuth for /mcp (docs/mcp.md#oauth): the authorization servers' issuer URLs (comma-separated
+    # or a JSON list; empty = none, no metadata), where their signing keys are, and how a token
+    # names its user.
+    mcp_oauth_authorization_servers: Annotated[list[str], NoDecode] = Field(
+        [], validation_alias="MCP_OAUTH_AUTHORIZATION_SERVERS"
+    )
+    mcp_oauth_jwks_url: str | None = Field(None, validation_alias="MCP_OAUTH_JWKS_URL")
+    mcp_oauth_resource: str | None = Field(None, validation_alias="MCP_OAUTH_RESOURCE")
+    mcp_oauth_audience: str | None = Field(None, validation_alias="MCP_OAUTH_AUDIENCE")
+    mcp_oauth_user_claim: str = Field("sub", min_length=1, validation_alias="MCP_OAUTH_USER_CLAIM")
 
     # FalkorDB: unset URL -> Engram starts redis-server + the FalkorDB module itself.
     falkordb_url: str | None = Field(None, validation_alias="FALKORDB_URL")
@@ -138,6 +148,12 @@ class Settings(BaseSettings):
     # take. Failed deliveries are retried by the job queue (JOBS_*), then dead-lettered.
     webhook_max_targets: int = Field(10, ge=0, le=100, validation_alias="WEBHOOK_MAX_TARGETS")
     webhook_timeout_s: float = Field(10.0, gt=0, le=60, validation_alias="WEBHOOK_TIMEOUT_S")
+    # Targets must be public addresses (app/webhooks/addresses.py), unless allowed here: every
+    # loopback, private and CGNAT address, and/or these networks (comma-separated or a JSON list).
+    webhook_allow_private: bool = Field(False, validation_alias="WEBHOOK_ALLOW_PRIVATE")
+    webhook_allowed_cidrs: Annotated[list[IPvAnyNetwork], NoDecode] = Field(
+        [], max_length=100, validation_alias="WEBHOOK_ALLOWED_CIDRS"
+    )
 
     # Recall scoring (see app/recall/rank.py); every weight shows up in score_components.
     recall_relevance_floor: float = Field(
@@ -170,6 +186,17 @@ class Settings(BaseSettings):
     # Berlin" was said) loses this share of its score: the current fact answers first.
     recall_weight_outdated: float = Field(
         0.5, ge=0, le=1, validation_alias="RECALL_WEIGHT_OUTDATED"
+    )
+    # A memory of the other role than the query asks for (a question about the user answered
+    # by the assistant's restatement, or one about what the assistant said by a user turn)
+    # loses this share of its score (app/recall/asking.py wanted_speaker).
+    recall_weight_speaker: float = Field(0.3, ge=0, le=1, validation_alias="RECALL_WEIGHT_SPEAKER")
+    # A question about the user: the newest candidate gets this much, the older ones less,
+    # halving every RECALL_NEWER_HALF_LIFE_DAYS before it (the current value of a changed fact
+    # answers first; app/recall/rank.py newer_term).
+    recall_weight_newer: float = Field(0.15, ge=0, validation_alias="RECALL_WEIGHT_NEWER")
+    recall_newer_half_life_days: float = Field(
+        30.0, gt=0, validation_alias="RECALL_NEWER_HALF_LIFE_DAYS"
     )
     # auto_decompose: how much a sub-query's matches count against the query's own.
     recall_sub_query_share: float = Field(
@@ -332,7 +359,7 @@ class Settings(BaseSettings):
             raise ValueError("ENGRAM_ADMIN_KEY must be at least 16 characters")
         return value
 
-    @field_validator("cors_origins", mode="before")
+    @field_validator("cors_origins", "mcp_oauth_authorization_servers", mode="before")
     @classmethod
     def _origins_from_text(cls, value: Any) -> Any:
         if not isinstance(value, str):
@@ -341,6 +368,16 @@ class Settings(BaseSettings):
         if text.startswith("["):
             return json.loads(text)
         return [origin.strip() for origin in text.split(",") if origin.strip()]
+
+    @field_validator("webhook_allowed_cidrs", mode="before")
+    @classmethod
+    def _cidrs_from_text(cls, value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        text = value.strip()
+        if text.startswith("["):
+            return json.loads(text)
+        return [cidr.strip() for cidr in text.split(",") if cidr.strip()]
 
     @field_validator("falkordb_sentinels", mode="before")
     @classmethod
@@ -359,6 +396,22 @@ class Settings(BaseSettings):
             raise ValueError(
                 "FALKORDB_WAIT_REPLICAS needs replicas: set FALKORDB_SENTINELS (or FALKORDB_URL "
                 "of a primary with replicas); the embedded server has none"
+            )
+        return self
+
+    @model_validator(mode="after")
+    def _oauth_keys_with_servers(self) -> "Settings":
+        if not self.mcp_oauth_authorization_servers:
+            return self
+        if not self.mcp_oauth_jwks_url:
+            raise ValueError(
+                "MCP_OAUTH_AUTHORIZATION_SERVERS needs MCP_OAUTH_JWKS_URL: the URL of the "
+                "authorization server's signing keys (its jwks_uri), to check its tokens with"
+            )
+        if not self.mcp_oauth_resource:
+            raise ValueError(
+                "MCP_OAUTH_AUTHORIZATION_SERVERS needs MCP_OAUTH_RESOURCE: the public URL of "
+                "/mcp (e.g. https://memory.example.com/mcp), which tokens are issued for"
             )
         return self
 

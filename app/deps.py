@@ -129,6 +129,12 @@ async def get_stores(request: Request) -> Stores:
     return stores
 
 
+async def get_configured_keys(request: Request) -> list[Principal]:
+    """Who the configured keys (ENGRAM_API_KEYS, the local key, the admin key) stand for."""
+    authenticator: Authenticator = request.app.state.authenticator
+    return authenticator.ring.principals()
+
+
 def _presented_key(request: Request) -> str | None:
     # AutoMem's clients send the admin token in these headers, next to their API token.
     admin = request.headers.get("x-admin-token") or request.headers.get("x-admin-api-key")
@@ -160,6 +166,11 @@ async def optional_principal(request: Request) -> Principal | None:
     if principal is None:
         raise Unauthorized("Invalid API key")
     return principal
+
+
+async def get_authenticator(request: Request) -> Authenticator:
+    authenticator: Authenticator = request.app.state.authenticator
+    return authenticator
 
 
 async def require_principal(
@@ -205,5 +216,7 @@ RememberStatsDep = Annotated[Counters, Depends(get_remember_stats)]
 SchedulerRunningDep = Annotated[bool, Depends(get_scheduler_running)]
 PrincipalDep = Annotated[Principal, Depends(require_principal)]
 OptionalPrincipalDep = Annotated[Principal | None, Depends(optional_principal)]
+AuthenticatorDep = Annotated[Authenticator, Depends(get_authenticator)]
 AdminDep = Annotated[Principal, Depends(require_admin)]
 ScopeDep = Annotated[Scope, Depends(get_scope)]
+ConfiguredKeysDep = Annotated[list[Principal], Depends(get_configured_keys)]

@@ -6,6 +6,7 @@
 details go to the log, never to the client.
 """
 
+from collections.abc import Sequence
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -28,7 +29,9 @@ def error_response(status: int, kind: str, message: str) -> JSONResponse:
 
 def describe_validation_error(error: dict[str, Any]) -> str:
     """One pydantic error as a sentence naming the field."""
-    loc = [part for part in error.get("loc", ()) if part not in ("body", "query", "path", "header")]
+    loc = list(error.get("loc", ()))
+    if loc and loc[0] in ("body", "query", "path", "header"):  # where, not which field
+        loc = loc[1:]
     message = str(error.get("msg", "is invalid")).removeprefix("Value error, ")
     kind = error.get("type", "")
     if kind == "json_invalid":
@@ -54,6 +57,23 @@ def describe_validation_error(error: dict[str, Any]) -> str:
     return f"{prefix}Invalid '{field}': {message}"
 
 
+def unsent_json(request: Request, errors: Sequence[Any]) -> str | None:
+    """Why a JSON body was not read: a request without `Content-Type: application/json` has its
+    body taken as bytes, which pydantic's own message ("Input should be a valid dictionary…")
+    does not explain."""
+    media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if media_type == "application/json" or media_type.endswith("+json"):
+        return None
+    whole_body = any(tuple(error.get("loc", ())) == ("body",) for error in errors)
+    if not whole_body:
+        return None
+    sent = f"Content-Type: {media_type}" if media_type else "no Content-Type"
+    return (
+        f"The body must be JSON sent with 'Content-Type: application/json' (this request has "
+        f"{sent})"
+    )
+
+
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(AppError)
     async def app_error(_: Request, exc: AppError) -> JSONResponse:
@@ -66,8 +86,10 @@ def install_error_handlers(app: FastAPI) -> None:
         return response
 
     @app.exception_handler(RequestValidationError)
-    async def validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
+    async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
         errors = exc.errors()
+        if (message := unsent_json(request, errors)) is not None:
+            return error_response(400, "bad_request", message)
         message = describe_validation_error(errors[0]) if errors else "Invalid request"
         if len(errors) > 1:
             message += f" (and {len(errors) - 1} more problem(s))"

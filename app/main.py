@@ -11,6 +11,7 @@ from app.config import Settings, get_settings
 from app.console.router import mount_console
 from app.enrichment.router import router as entities_router
 from app.http_cors import allow_origins
+from app.http_docs import mount_docs
 from app.http_errors import install_error_handlers
 from app.http_guard import AnswerErrors, LimitBody, reject_bad_text
 from app.http_observe import ObserveRequests
@@ -27,6 +28,7 @@ from app.ops.erase_router import router as erase_router
 from app.ops.keys_router import router as keys_router
 from app.ops.me_router import router as me_router
 from app.ops.metrics_router import router as metrics_router
+from app.ops.overview_router import router as overview_router
 from app.ops.portable_router import router as portable_router
 from app.ops.router import router as ops_router
 from app.ops.settings_router import router as settings_router
@@ -106,6 +108,8 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
         # No redirect to the path without (or with) a trailing slash: its Location would be
         # built from the request's Host header. Such a path is a 404 saying so (http_errors).
         redirect_slashes=False,
+        docs_url=None,  # mount_docs serves them without a CDN
+        redoc_url=None,
     )
     install_error_handlers(app)
     app.state.write_gate = WriteGate()
@@ -134,11 +138,13 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     app.include_router(erase_router)
     app.include_router(keys_router)
     app.include_router(me_router)
+    app.include_router(overview_router)
     app.include_router(settings_router)
     app.include_router(portable_router)
     app.include_router(webhooks_router)
     app.include_router(vector_index_router)
     mount_console(app)
-    mcp_server = mount_mcp(app)
+    mount_docs(app)
+    mcp_server = mount_mcp(app, settings)
     install_openapi(app)
     return app

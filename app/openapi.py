@@ -53,6 +53,7 @@ RAISES: dict[str, set[int]] = {
     "recover": {409},
     "download_artifact": {403, 404},  # a forged or expired link; an artifact gone since
     "save_artifact": {415},  # a content type off the allow-list
+    "health": {403},  # a key bound to an agent prefix, with an X-Agent-Id outside it
 }
 
 # Statuses a route never answers although its dependencies could (health is always 200).

@@ -104,6 +104,29 @@ def check_free_json(value: dict[str, Any], max_bytes: int = MAX_METADATA_BYTES) 
     return value
 
 
+# A media type: `type/subtype` (RFC 6838 section 4.2 restricted names), then any number of
+# `; name=value` parameters (RFC 9110 section 5.6.6: a token, or a quoted string of printable
+# ASCII). Spaces may surround the `;`; no control character anywhere (not even a tab), since the
+# type goes back out in a Content-Type header.
+_RESTRICTED_NAME = r"[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}"
+_TOKEN = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
+_QUOTED = r'"(?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\[\x20-\x7e])*"'
+MEDIA_ESSENCE = re.compile(rf"({_RESTRICTED_NAME})/({_RESTRICTED_NAME})")
+MEDIA_TYPE = re.compile(
+    rf" *{MEDIA_ESSENCE.pattern}((?: *; *{_TOKEN}=(?:{_TOKEN}|{_QUOTED}))*) *;? *"
+)
+MAX_MEDIA_TYPE_CHARS = 255
+
+
+def media_type_essence(value: str) -> str | None:
+    """`type/subtype` of a media type, lower-cased (its parameters dropped); None if the value is
+    not a media type."""
+    if len(value) > MAX_MEDIA_TYPE_CHARS:
+        return None
+    found = MEDIA_TYPE.fullmatch(value)
+    return f"{found.group(1)}/{found.group(2)}".lower() if found else None
+
+
 # A boolean in a query string: these four spellings, any case; anything else ("yes", "on") is a
 # 400 rather than a guess.
 QUERY_TRUE, QUERY_FALSE = frozenset({"true", "1"}), frozenset({"false", "0"})

@@ -4,6 +4,7 @@ clients, generated SDKs, plugins): the same app `python -m app` serves, in the t
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 import uvicorn
 
@@ -14,10 +15,11 @@ from tests.conftest import free_port
 
 
 @asynccontextmanager
-async def live_server(settings: Settings) -> AsyncIterator[str]:
-    """Yields the server's base URL; stops it (and its stores) on exit."""
+async def live_server(settings: Settings, app: Any = None) -> AsyncIterator[str]:
+    """Yields the server's base URL; stops it (and its stores) on exit. `app`: one the test made
+    with create_app(settings), to reach its stores while it serves."""
     config = uvicorn.Config(
-        create_app(settings),
+        app or create_app(settings),
         host="127.0.0.1",
         port=free_port(),
         log_level="warning",

@@ -58,6 +58,7 @@ def _installed_checkout(tmp_path: Path) -> tuple[Path, Path]:
     (tree / ".venv" / "falkordb").mkdir()
     (tree / ".venv" / ".installed").touch()
     (tree / ".venv" / ".project-installed").touch()
+    (tree / ".venv" / ".clients-installed").touch()
     (tree / ".venv" / "falkordb" / ".installed").touch()
     return tree, calls
 

@@ -83,6 +83,19 @@ class KeyRing:
                 found = entry.principal
         return found
 
+    def holds(self, key_id: str, user_id: str) -> bool:
+        """Whether a user key with this id (of this user) is configured."""
+        return any(
+            e.principal.key_id == key_id
+            and e.principal.user_id == user_id
+            and not e.principal.is_admin
+            for e in self._entries
+        )
+
+    def principals(self) -> list[Principal]:
+        """Who the configured keys stand for (the operator's list of users: never the keys)."""
+        return [entry.principal for entry in self._entries]
+
     def __len__(self) -> int:
         return len(self._entries)
 

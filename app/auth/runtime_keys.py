@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from cachetools import TTLCache
 
 from app.auth import KeyRing, Principal
+from app.auth.oauth import OAuthTokens
 from app.errors import Conflict, NotFound, StoreUnavailable
 from app.models import to_iso, utc_now
 from app.storage import api_keys
@@ -132,6 +133,12 @@ class RuntimeKeys:
             self._unknown.clear()
             self._revision = revision
 
+    async def is_live(self, key_id: str, user_id: str) -> bool:
+        """Whether the key is this user's and not revoked, read from the graph (not the cache:
+        a revocation in any process counts at once)."""
+        record = await api_keys.get_key(self.graph, key_id)
+        return record is not None and record.revoked_at is None and record.user_id == user_id
+
     async def flush_last_used(self) -> None:
         used, self._used = self._used, {}
         try:
@@ -141,13 +148,25 @@ class RuntimeKeys:
 
 
 class Authenticator:
-    """Configured keys first (ENGRAM_API_KEYS, the local key, the admin key), then runtime keys."""
+    """Configured keys first (ENGRAM_API_KEYS, the local key, the admin key), then runtime keys,
+    then (when configured) the OAuth authorization server's access tokens."""
 
-    def __init__(self, ring: KeyRing, runtime: RuntimeKeys | None) -> None:
-        self.ring, self.runtime = ring, runtime
+    def __init__(
+        self, ring: KeyRing, runtime: RuntimeKeys | None, tokens: OAuthTokens | None = None
+    ) -> None:
+        self.ring, self.runtime, self.tokens = ring, runtime, tokens
 
     async def authenticate(self, presented: str) -> Principal | None:
         principal = self.ring.authenticate(presented)
         if principal is None and self.runtime is not None:
             principal = await self.runtime.authenticate(presented)
+        if principal is None and self.tokens is not None:
+            principal = await self.tokens.authenticate(presented)
         return principal
+
+    async def is_live(self, key_id: str, user_id: str) -> bool:
+        """Whether the key with this id is still one of the user's valid keys (what a signed
+        download URL made with it needs: app/memories/artifact_links.py)."""
+        if self.ring.holds(key_id, user_id):
+            return True
+        return self.runtime is not None and await self.runtime.is_live(key_id, user_id)

@@ -88,7 +88,7 @@ def mcp(
     ] = None,
 ) -> None:
     """Serve Engram's MCP tools over stdio for a local agent, acting with the key in
-    ENGRAM_API_KEY (the same as `python -m app.mcp_stdio`; see docs/integrations.md)."""
+    ENGRAM_API_KEY (the same as `python -m app.mcp_stdio`; see docs/mcp.md)."""
     _exec_module("app.mcp_stdio", {"ENGRAM_AGENT_ID": agent})
 
 

@@ -2,7 +2,10 @@
 conversation turns) for a day after the job ends, and a dead letter until it is requeued.
 
 Every job of a user's data has the user's id as its first id (job id `{kind}:{user_id}/…`),
-so the records are found by key, and each is confirmed by the ids it carries.
+so the records are found by key, and each is confirmed by the ids it carries. That includes the
+webhook deliveries of the user's events (`webhook:{user_id}/{target}/{event}`): the erased
+user's events still queued or waiting for a retry are not delivered, and their dead letters go.
+A webhook dead letter from before the user's id came first is known by its event's `user_id`.
 """
 
 from __future__ import annotations
@@ -65,7 +68,8 @@ async def _forget(jobs: JobQueue, queue: KindQueue, job: Job) -> None:
     if job.status not in TERMINAL_STATUSES:
         await _abort(queue, job)
     async with jobs.redis.pipeline(transaction=True) as pipe:
-        pipe.delete(job.id, jobs.keys.lease(job.key), jobs.keys.rerun(job.key))
+        # saq's abort flag too: it names the job (the user's id) for a few seconds
+        pipe.delete(job.id, job.abort_id, jobs.keys.lease(job.key), jobs.keys.rerun(job.key))
         pipe.lrem(queue.queued_key, 0, job.id)
         pipe.lrem(queue.active_key, 0, job.id)
         pipe.zrem(queue.incomplete_key, job.id)
@@ -108,7 +112,10 @@ def _glob_escaped(text: str) -> str:
 
 def _owned(record: dict[str, Any], user_id: str) -> bool:
     ids = record.get("ids") or []
-    return bool(ids) and ids[0] == user_id
+    if ids and ids[0] == user_id:
+        return True
+    event = (record.get("payload") or {}).get("event")
+    return isinstance(event, dict) and event.get("user_id") == user_id
 
 
 def _holds(raw: bytes | str, texts: Sequence[str] | None) -> bool:

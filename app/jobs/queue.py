@@ -175,6 +175,18 @@ class JobQueue:
             job.result,
         )
 
+    async def payload(self, job_id: str) -> dict[str, Any] | None:
+        """The payload a job was queued with, pending, done or dead; None if there is no such
+        job (or it is gone with its result's TTL)."""
+        kind, queue = self._queue(job_id)
+        if queue is None:
+            return None
+        job = await queue.job(job_id)
+        if job is not None:
+            return dict((job.kwargs or {}).get("payload") or {})
+        raw = await self.redis.hget(self.keys.dead(kind), job_id)
+        return dict(json.loads(raw).get("payload") or {}) if raw is not None else None
+
     async def _dead_status(self, kind: str, job_id: str) -> JobStatus:
         raw = await self.redis.hget(self.keys.dead(kind), job_id)
         if raw is None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import socket
 import uuid
@@ -25,6 +26,30 @@ from app.jobs.spec import JobContext, JobKind
 
 class _Worker(Worker):
     SIGNALS: list[Any] = []  # never touch the host's (uvicorn's) signal handlers
+
+
+class JobsByKey(logging.Filter):
+    """Names a job by its key in saq's log lines. saq prints a job as its repr, kwargs and all
+    ("Error processing job …" at ERROR): a /remember job's conversation turns, a webhook
+    event's ids. The log keeps ids only: the key, the status and the attempt."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple) and any(isinstance(a, Job) for a in record.args):
+            record.args = tuple(_named(arg) for arg in record.args)
+        return True
+
+
+def _named(arg: Any) -> Any:
+    if not isinstance(arg, Job):
+        return arg
+    return f"{arg.key} ({arg.status.value}, attempt {arg.attempts})"
+
+
+def redact_saq_logs() -> None:
+    """Installs JobsByKey on saq's logger (once: every runner shares it)."""
+    saq_log = logging.getLogger("saq")
+    if not any(isinstance(f, JobsByKey) for f in saq_log.filters):
+        saq_log.addFilter(JobsByKey())
 
 
 class JobRunner:
@@ -53,6 +78,7 @@ class JobRunner:
         self._tasks: list[asyncio.Task[Any]] = []
 
     async def start(self) -> None:
+        redact_saq_logs()
         await self.jobs.connect()
         for kind in self.kinds:
             spec = self.jobs.kinds[kind]

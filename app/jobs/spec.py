@@ -53,6 +53,7 @@ class JobContext:
 
 
 Handler = Callable[[JobContext], Awaitable[Any]]
+DROP_ON_FINISH = -1  # saq deletes a job's record when it finishes with a negative ttl
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,8 @@ class JobKind:
     timeout_s: int = 300  # hard limit of one attempt (saq cancels it, and counts a failure)
     heartbeat_s: int = 10  # a silent attempt is given up after this; also the lease's TTL
     concurrency: int | None = None  # slots per worker process; None: the runner's default
-    result_ttl_s: int = 86_400  # how long a finished job's record stays readable by id
+    # How long a finished job's record stays readable by id; DROP_ON_FINISH: not at all.
+    result_ttl_s: int = 86_400
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ the others need a person):
 * missing_artifact / corrupt_artifact: a memory lists an artifact whose file is gone, or whose
   bytes no longer have its sha256; proposed: restore the file from a backup, or delete the
   artifact (DELETE /memory/{id}/artifacts/{aid});
+* bad_artifact_type / broken_artifact_index: see app/lifecycle/fsck_artifacts.py;
 * orphan_artifact (admin runs over every user): an artifact file no memory lists, older than
   ORPHAN_GRACE_S. Its memory gone (deleted by a path that leaves files): safe fix, delete the
   file; this is the artifact GC. Its memory live (a crash between writing the file and listing
@@ -42,6 +43,7 @@ from typing import Any
 
 from app.jobs.kinds import batches, enqueue_embedding
 from app.lifecycle.decay import mirror_payloads
+from app.lifecycle.fsck_artifacts import artifact_indexes, artifact_types, rebuild_indexes
 from app.lifecycle.fsck_checks import (
     Finding,
     Stored,
@@ -150,13 +152,10 @@ async def artifact_files(stores: Stores, memories: list[Stored]) -> list[Finding
         if m.invalid is not None or not isinstance(listed, list):
             continue
         for artifact in listed:
-            found = await asyncio.to_thread(
-                files.digest, m.props["user_id"], m.props["id"], artifact["id"]
-            )
-            if found == artifact["sha256"]:
+            wrong = await _file_problem(files, m.props, artifact)
+            if wrong is None:
                 continue
-            kind = "missing_artifact" if found is None else "corrupt_artifact"
-            problem = "its file is missing" if found is None else "its file's sha256 differs"
+            kind, problem = wrong
             findings.append(
                 Finding(
                     kind,
@@ -167,6 +166,25 @@ async def artifact_files(stores: Stores, memories: list[Stored]) -> list[Finding
                 )
             )
     return findings
+
+
+async def _file_problem(
+    files: ArtifactStore, memory: dict[str, Any], artifact: dict[str, Any]
+) -> tuple[str, str] | None:
+    """(finding type, problem) of an artifact's file, or None if it is there with its sha256."""
+    try:
+        found = await asyncio.to_thread(
+            files.digest, memory["user_id"], memory["id"], artifact["id"]
+        )
+    except OSError as exc:  # there, but it cannot be read (a directory, no permission, …)
+        return "corrupt_artifact", f"its file cannot be read ({type(exc).__name__})"
+    except ValueError:  # a record whose id is not an artifact's (never made by an upload)
+        return "corrupt_artifact", "its id is not a UUID"
+    if found is None:
+        return "missing_artifact", "its file is missing"
+    if found != artifact["sha256"]:
+        return "corrupt_artifact", "its file's sha256 differs"
+    return None
 
 
 async def orphan_artifacts(stores: Stores) -> list[Finding]:
@@ -221,6 +239,8 @@ async def run_fsck(
         + await dangling_references(stores, memories)
         + await missing_vectors(stores, memories)
         + await artifact_files(stores, memories)
+        + artifact_types(memories)
+        + await artifact_indexes(stores, memories)
     )
     if scope is None and user_id is None:
         findings += await orphan_vectors(stores) + await orphan_artifacts(stores)
@@ -253,7 +273,7 @@ async def repair(
     stores: Stores = deps.stores
     props = {memory_id: m.props for memory_id, m in stored.items()}
     stamp = to_iso(now)
-    archive, clear, embed, points, files = [], [], [], [], []
+    archive, clear, embed, points, files, indexes = [], [], [], [], [], []
     unparsed: list[dict[str, Any]] = []
     for f in findings:
         if not f.safe:
@@ -273,6 +293,8 @@ async def repair(
             points += f.ids
         elif f.type == "orphan_artifact":
             files.append(f.detail)
+        elif f.type == "broken_artifact_index":
+            indexes.append(props[f.ids[0]])
         f.applied = True
     rows = [
         {
@@ -299,6 +321,7 @@ async def repair(
         await stores.vectors.delete(points)
     if files and stores.artifacts is not None:
         await asyncio.to_thread(_discard, stores.artifacts, files)
+    await rebuild_indexes(stores, indexes)
 
 
 def _unparsed_rows(props: dict[str, Any], values: dict[str, Any]) -> list[dict[str, Any]]:

@@ -2,6 +2,7 @@
 `Caller`), so it has no rules of its own; recall's answer is trimmed to what a model reads."""
 
 import json
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 from urllib.parse import quote
 
@@ -16,6 +17,7 @@ from app.models import IMPORTANCE_LEVELS
 READ_ONLY = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
 WRITES = ToolAnnotations(readOnlyHint=False, destructiveHint=False, openWorldHint=False)
 DESTRUCTIVE = ToolAnnotations(readOnlyHint=False, destructiveHint=True, openWorldHint=False)
+DEFAULT_SESSION_PREFIX = "mcp-"
 SECTIONS = (
     "agent-identity",
     "agent-knowledge",
@@ -59,18 +61,32 @@ class Turn(BaseModel):
     name: str | None = Field(None, max_length=100, description="The speaker's name, if known.")
 
 
+def default_session(now: datetime | None = None) -> str:
+    """The session of a `remember` call that names none: one per UTC day. MCP over HTTP is
+    stateless here (no connection to tie a session to), and a day keeps a desktop model's
+    exchanges together without one session growing for ever."""
+    return f"{DEFAULT_SESSION_PREFIX}{(now or datetime.now(UTC)).date().isoformat()}"
+
+
 def given(**values: Any) -> dict[str, Any]:
     """The arguments the model gave (absent ones are left to the API's defaults)."""
     return {name: value for name, value in values.items() if value is not None}
 
 
+def segment(value: str, safe: str = "") -> str:
+    """A value as one segment of a path. Its dots are encoded too: a URL resolves a segment of
+    "." or ".." (`/memory/M/artifacts/..` is `/memory/M`), so such a value would reach another
+    route; encoded, it reaches the route it was meant for, which refuses it as an id."""
+    return quote(value, safe=safe).replace(".", "%2E")
+
+
 def memory_path(memory_id: str) -> str:
-    return f"/memory/{quote(memory_id, safe='')}"
+    return f"/memory/{segment(memory_id)}"
 
 
 def artifact_path(memory_id: str, artifact_id: str | None = None) -> str:
     path = f"{memory_path(memory_id)}/artifacts"
-    return f"{path}/{quote(artifact_id, safe='')}" if artifact_id else path
+    return f"{path}/{segment(artifact_id)}" if artifact_id else path
 
 
 def is_text(content_type: str) -> bool:
@@ -97,7 +113,15 @@ def _memory_tools(server: MCPServer, caller: CallerResolver) -> None:
     async def remember(
         ctx: Context,
         messages: Annotated[list[Turn], Field(description="The turns, oldest first.")],
-        session_id: Annotated[str, Field(description="The conversation's id.", max_length=200)],
+        session_id: Annotated[
+            str | None,
+            Field(
+                description="The conversation's id; absent = today's MCP session "
+                "('mcp-YYYY-MM-DD', UTC).",
+                min_length=1,
+                max_length=200,
+            ),
+        ] = None,
         role: Annotated[
             Literal["user", "assistant"] | None,
             Field(description="Keep only facts about the user or the assistant; null = both."),
@@ -107,7 +131,7 @@ def _memory_tools(server: MCPServer, caller: CallerResolver) -> None:
 
         Returns a job id; `remember_status` tells when the facts are stored."""
         turns = [turn.model_dump() for turn in messages]
-        body = given(messages=turns, session_id=session_id, role=role)
+        body = given(messages=turns, session_id=session_id or default_session(), role=role)
         return await caller(ctx).call("POST", "/remember", json=body)
 
     @server.tool(annotations=READ_ONLY)
@@ -116,7 +140,7 @@ def _memory_tools(server: MCPServer, caller: CallerResolver) -> None:
     ) -> dict[str, Any]:
         """The state of a `remember` job (queued, running, done, dead) and, once done, what it
         stored."""
-        return await caller(ctx).call("GET", f"/remember/jobs/{quote(job_id, safe=':')}")
+        return await caller(ctx).call("GET", f"/remember/jobs/{segment(job_id, safe=':')}")
 
     @server.tool(annotations=WRITES)
     async def store(
@@ -296,7 +320,7 @@ def _graph_tools(server: MCPServer, caller: CallerResolver) -> None:
         params: dict[str, Any] = {"max_depth": max_depth, "limit": limit}
         if relationship_types:
             params["relationship_types"] = ",".join(relationship_types)
-        path = f"/memories/{quote(memory_id, safe='')}/related"
+        path = f"/memories/{segment(memory_id)}/related"
         return await caller(ctx).call("GET", path, params=params)
 
     @server.tool(annotations=READ_ONLY)

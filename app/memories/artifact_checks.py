@@ -7,6 +7,7 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 
 from app.errors import BadRequest, UnsupportedMediaType
+from app.validation import media_type_essence
 
 ALLOWED_TYPES = (
     "application/json",
@@ -44,9 +45,16 @@ def media_type(declared: str | None, filename: str, *, text: bool) -> str:
     """The artifact's type: the declared one (parameters such as charset dropped), else a guess
     from the filename, else text/plain for text content and octet-stream for bytes.
 
-    A declared type off the allow-list is refused (415); a guessed one becomes octet-stream."""
-    if declared and declared.strip():
-        value = declared.split(";", 1)[0].strip().lower()
+    A declared value that is not a media type is refused (400); a declared type off the
+    allow-list too (415); a guessed one off it becomes octet-stream."""
+    if declared and declared.strip(" "):
+        value = media_type_essence(declared)
+        if value is None:
+            raise BadRequest(
+                f"Invalid content_type {declared[:MAX_TYPE]!r}: a media type is type/subtype "
+                "(letters, digits and !#$&^_.+-), optionally followed by '; name=value' "
+                "parameters, with no control characters"
+            )
         if len(value) > MAX_TYPE or not allowed(value):
             kinds = "text/*, " + ", ".join(ALLOWED_TYPES)
             raise UnsupportedMediaType(

@@ -1,22 +1,27 @@
 """Signed, expiring download links for artifacts: `GET /artifacts/download?token=…` works without
 an API key until the token expires.
 
-A token is `<payload>.<signature>`, both base64url: the payload is JSON naming the scope it was
-made for (user and agent), the memory, the artifact and the expiry (Unix seconds); the signature
-is HMAC-SHA256 of the payload with the server's key (ENGRAM_ARTIFACT_URL_SECRET, else the
-random key in data_dir/artifacts/.url-secret). The download still goes through the scope: an
-artifact deleted, or a memory deleted, since the link was made is a 404. Changing the key voids
-every link.
+A token is `<payload>.<signature>`, both base64url (unpadded, canonical: any other spelling of
+the same bytes is refused): the payload is JSON naming the scope it was made for (user and
+agent), the memory, the artifact, the expiry (Unix seconds) and the id of the API key that asked
+for it; the signature is HMAC-SHA256 of the payload with the server's key
+(ENGRAM_ARTIFACT_URL_SECRET, else the random key in data_dir/artifacts/.url-secret). The download
+still goes through the scope: an artifact deleted, or a memory deleted, since the link was made
+is a 404; and through the key: once it is revoked (or removed from the configuration), its links
+are refused. Changing the server's key voids every link.
 """
 
 import base64
 import hashlib
 import hmac
 import json
+import re
 from dataclasses import asdict, dataclass
 
 from app.errors import Forbidden
 from app.scope import Scope
+
+BASE64URL = re.compile(r"[A-Za-z0-9_-]*")
 
 
 @dataclass(frozen=True)
@@ -26,6 +31,7 @@ class Grant:
     memory_id: str
     artifact_id: str
     expires: int  # Unix seconds
+    key_id: str  # the API key that asked for the link: it must still be valid at download
 
     @property
     def scope(self) -> Scope:
@@ -61,4 +67,11 @@ def _b64(data: bytes) -> str:
 
 
 def _unb64(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    """The bytes of unpadded base64url written as _b64 writes them, else ValueError: no other
+    character, no padding, no spare bits set (which would spell the same bytes another way)."""
+    if not BASE64URL.fullmatch(text):
+        raise ValueError("not base64url")
+    data = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    if _b64(data) != text:
+        raise ValueError("not the canonical base64url of its bytes")
+    return data

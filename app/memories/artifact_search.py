@@ -13,11 +13,17 @@ not part of backups or exports (it is rebuilt from the text).
 A search scores every chunk of the caller's text artifacts by cosine similarity with the
 query's vector and returns the best ones above the floor, each with its memory, artifact,
 character offsets and text.
+
+An empty or whitespace-only text has no chunks: its index is written with none, and a search
+finds nothing in it. One artifact never fails a search: an index that cannot be read is rebuilt,
+and an artifact whose file or index still fails is logged, left out (`skipped`) and kept on the
+health board (BOARD, shown by /health and fsck) until it works again or is deleted.
 """
 
 import asyncio
 import io
 import json
+import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -33,7 +39,11 @@ from app.scope import Scope
 from app.storage import Stores
 from app.storage import artifact_records as records
 from app.storage.artifacts import ArtifactStore
+from app.storage.health import HealthBoard
 
+log = logging.getLogger(__name__)
+
+BOARD = "artifact_search"  # the health board's component: items are (memory id, artifact id)
 CHUNK_CHARS = 1000
 # How far back from a chunk's end a sentence end or space is looked for.
 BREAK_WINDOW = 200
@@ -48,6 +58,10 @@ class ChunkIndex:
     model: str
     spans: list[tuple[int, int]]
     vectors: np.ndarray  # one unit vector per span, float32
+
+
+# A chunk found: (score, memory id, artifact, (start, end) of the chunk in the text).
+Scored = tuple[float, str, ArtifactMeta, tuple[int, int]]
 
 
 @dataclass
@@ -75,12 +89,14 @@ class ArtifactSearch:
     hits: list[ArtifactHit] = field(default_factory=list)
     searched: int = 0  # text artifacts whose chunks were scored
     pending: int = 0  # text artifacts without an index, beyond this request's budget
+    skipped: int = 0  # text artifacts whose file or index failed (logged, on the health board)
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "results": [hit.as_dict() for hit in self.hits],
             "searched": self.searched,
             "pending": self.pending,
+            "skipped": self.skipped,
         }
 
 
@@ -119,15 +135,17 @@ def dump_index(index: ChunkIndex) -> bytes:
 
 
 def load_index(data: bytes) -> ChunkIndex | None:
-    """The index as written; None if it cannot be read (it is then rebuilt)."""
+    """The index as written; None if it cannot be read or does not hold together (it is then
+    rebuilt): one row of vectors per span."""
     try:
         with np.load(io.BytesIO(data), allow_pickle=False) as stored:
             header = json.loads(stored["header"].tobytes())
             vectors = stored["vectors"].astype(np.float32)
-    except (OSError, ValueError, KeyError):
+        spans = [(int(a), int(b)) for a, b in header["spans"]]
+        index = ChunkIndex(str(header["sha256"]), str(header["model"]), spans, vectors)
+    except (OSError, ValueError, KeyError, TypeError):
         return None
-    spans = [(int(a), int(b)) for a, b in header["spans"]]
-    return ChunkIndex(header["sha256"], header["model"], spans, vectors)
+    return index if vectors.ndim == 2 and len(vectors) == len(spans) else None
 
 
 async def build_index(
@@ -140,17 +158,23 @@ async def build_index(
         return None
     text = raw.decode("utf-8", errors="replace")
     spans = chunk_spans(text)
-    vectors = []
-    for first in range(0, len(spans), EMBED_BATCH):
-        batch = [text[a:b] for a, b in spans[first : first + EMBED_BATCH]]
-        vectors.extend(await embedder.embed(batch))
-    matrix = _unit_rows(np.asarray(vectors, dtype=np.float32).reshape(len(spans), -1))
-    index = ChunkIndex(meta.sha256, embedder.model, spans, matrix)
+    vectors = await _chunk_vectors(embedder, [text[a:b] for a, b in spans])
+    index = ChunkIndex(meta.sha256, embedder.model, spans, _unit_rows(vectors))
     try:
         await asyncio.to_thread(files.write_index, user_id, memory_id, meta.id, dump_index(index))
     except FileNotFoundError:  # deleted while it was embedded
         return None
     return index
+
+
+async def _chunk_vectors(embedder: Embedder, chunks: list[str]) -> np.ndarray:
+    """One row per chunk; no rows at all for a text without chunks (empty or blank)."""
+    rows: list[list[float]] = []
+    for first in range(0, len(chunks), EMBED_BATCH):
+        rows.extend(await embedder.embed(chunks[first : first + EMBED_BATCH]))
+    if not rows:
+        return np.zeros((0, embedder.dimension), dtype=np.float32)
+    return np.asarray(rows, dtype=np.float32)
 
 
 async def current_index(
@@ -161,25 +185,54 @@ async def current_index(
     index = load_index(data) if data is not None else None
     if index is None or index.sha256 != meta.sha256 or index.model != embedder.model:
         return None
-    return index
+    return index if index.vectors.shape[1] == embedder.dimension else None
+
+
+class IndexFailed(Exception):
+    """Some of a memory's text artifacts could not be indexed (each is logged)."""
 
 
 async def index_artifact(stores: Stores, embedder: Embedder, scope: Scope, memory_id: str) -> int:
-    """Builds the missing or stale indexes of one memory's text artifacts; returns how many."""
+    """Builds the missing or stale indexes of one memory's text artifacts; returns how many.
+    One that fails does not stop the others; IndexFailed after them (the job is retried)."""
     if stores.artifacts is None:
         return 0
     found, stored = await records.read(stores.graph, scope, memory_id)
-    built = 0
+    built = failed = 0
     for meta in records.parse(stored) if found else []:
         if not is_text(meta.content_type):
             continue
-        if await current_index(stores.artifacts, embedder, scope.user_id, memory_id, meta):
+        try:
+            if await current_index(stores.artifacts, embedder, scope.user_id, memory_id, meta):
+                continue
+            index = await build_index(stores.artifacts, embedder, scope.user_id, memory_id, meta)
+        except Exception as exc:  # noqa: BLE001 - one artifact never stops the others
+            _broken(stores.health, memory_id, meta, exc)
+            failed += 1
             continue
-        built += (
-            await build_index(stores.artifacts, embedder, scope.user_id, memory_id, meta)
-            is not None
-        )
+        stores.health.items_recovered(BOARD, [(memory_id, meta.id)])
+        built += index is not None
+    if failed:
+        raise IndexFailed(f"{failed} text artifact(s) of memory {memory_id} could not be indexed")
     return built
+
+
+def _broken(board: HealthBoard, memory_id: str, meta: ArtifactMeta, exc: BaseException) -> None:
+    log.warning(
+        "artifact %s of memory %s left out of artifact search: %s: %s",
+        meta.id,
+        memory_id,
+        type(exc).__name__,
+        exc,
+    )
+    # /health shows the board to anyone: the kind of failure only, its ids are in the log.
+    board.item_failed(BOARD, (memory_id, meta.id), type(exc).__name__)
+
+
+def forget_memories(board: HealthBoard, memory_ids: Sequence[str]) -> None:
+    """Deleted or erased memories' artifacts are off the health board."""
+    gone = set(memory_ids)
+    board.items_gone(BOARD, lambda item: item[0] in gone)
 
 
 async def search(
@@ -199,22 +252,42 @@ async def search(
     if files is None or limit <= 0:
         return outcome
     query = _unit_rows(np.asarray([query_vector], dtype=np.float32))[0]
-    scored: list[tuple[float, str, ArtifactMeta, tuple[int, int]]] = []
+    scored: list[Scored] = []
+    working: list[tuple[str, str]] = []
     for memory_id, meta in await _text_artifacts(stores, scope):
-        index = await current_index(files, embedder, scope.user_id, memory_id, meta)
-        if index is None:
-            index, budget = await _within_budget(files, embedder, scope, memory_id, meta, budget)
+        try:
+            index = await current_index(files, embedder, scope.user_id, memory_id, meta)
+            if index is None:
+                index, budget = await _within_budget(
+                    files, embedder, scope, memory_id, meta, budget
+                )
+            found = _best(index, query, limit, floor) if index is not None else []
+        except Exception as exc:  # noqa: BLE001 - one artifact never fails a recall
+            _broken(stores.health, memory_id, meta, exc)
+            outcome.skipped += 1
+            continue
         if index is None:
             outcome.pending += 1
             continue
         outcome.searched += 1
-        scores = index.vectors @ query if len(index.spans) else np.zeros(0)
-        for position in np.argsort(-scores)[:limit]:
-            if scores[position] >= floor:
-                scored.append((float(scores[position]), memory_id, meta, index.spans[position]))
+        working.append((memory_id, meta.id))
+        scored += [(score, memory_id, meta, index.spans[at]) for score, at in found]
+    stores.health.items_recovered(BOARD, working)
     scored.sort(key=lambda item: -item[0])
-    outcome.hits = await _hits(files, scope, scored[:limit])
+    outcome.hits = await _hits(files, stores.health, scope, scored[:limit], outcome)
     return outcome
+
+
+def _best(
+    index: ChunkIndex, query: np.ndarray, limit: int, floor: float
+) -> list[tuple[float, int]]:
+    """(score, span position) of the index's best chunks for the query, at or above `floor`."""
+    scores = index.vectors @ query if len(index.spans) else np.zeros(0)
+    return [
+        (float(scores[position]), int(position))
+        for position in np.argsort(-scores)[:limit]
+        if scores[position] >= floor
+    ]
 
 
 async def _within_budget(
@@ -245,18 +318,35 @@ async def _text_artifacts(stores: Stores, scope: Scope) -> list[tuple[str, Artif
 
 async def _hits(
     files: ArtifactStore,
+    board: HealthBoard,
     scope: Scope,
-    scored: list[tuple[float, str, ArtifactMeta, tuple[int, int]]],
+    scored: list[Scored],
+    outcome: ArtifactSearch,
 ) -> list[ArtifactHit]:
-    """The chunks' text, each artifact read once however many of its chunks are hits."""
-    texts: dict[str, str] = {}
+    """The chunks' text, each artifact read once however many of its chunks are hits; an
+    artifact whose file cannot be read is left out (skipped)."""
+    texts: dict[str, str | None] = {}
     hits = []
     for score, memory_id, meta, (start, end) in scored:
         if meta.id not in texts:
-            raw = await asyncio.to_thread(files.read, scope.user_id, memory_id, meta.id)
-            texts[meta.id] = raw.decode("utf-8", errors="replace")
-        hits.append(ArtifactHit(memory_id, meta, start, end, texts[meta.id][start:end], score))
+            texts[meta.id] = await _text(files, board, scope, memory_id, meta)
+            if texts[meta.id] is None:  # scored, but its text is unreadable now
+                outcome.searched, outcome.skipped = outcome.searched - 1, outcome.skipped + 1
+        text = texts[meta.id]
+        if text is not None:
+            hits.append(ArtifactHit(memory_id, meta, start, end, text[start:end], score))
     return hits
+
+
+async def _text(
+    files: ArtifactStore, board: HealthBoard, scope: Scope, memory_id: str, meta: ArtifactMeta
+) -> str | None:
+    try:
+        raw = await asyncio.to_thread(files.read, scope.user_id, memory_id, meta.id)
+    except Exception as exc:  # noqa: BLE001 - one artifact never fails a recall
+        _broken(board, memory_id, meta, exc)
+        return None
+    return raw.decode("utf-8", errors="replace")
 
 
 def _unit_rows(matrix: np.ndarray) -> np.ndarray:

@@ -28,6 +28,7 @@ from app.errors import (
 )
 from app.jobs.kinds import enqueue_artifact_index
 from app.jobs.queue import JobQueue
+from app.memories import artifact_search
 from app.memories.artifact_checks import checked, is_text, media_type, safe_filename
 from app.memories.artifact_links import Grant, sign
 from app.models import ArtifactMeta, to_iso, utc_now
@@ -196,6 +197,7 @@ async def delete(
 
     await _change(stores, scope, memory_id, actor, (REMOVED, artifact_id), edit)
     await asyncio.to_thread(files_of(stores).remove, scope.user_id, memory_id, artifact_id)
+    stores.health.items_gone(artifact_search.BOARD, lambda item: item == (memory_id, artifact_id))
 
 
 async def _change(
@@ -230,12 +232,20 @@ async def _change(
 
 
 async def link(
-    stores: Stores, scope: Scope, memory_id: str, artifact_id: str, *, ttl_s: int, key: bytes
+    stores: Stores,
+    scope: Scope,
+    memory_id: str,
+    artifact_id: str,
+    *,
+    ttl_s: int,
+    key: bytes,
+    key_id: str,
 ) -> tuple[str, str]:
-    """A download token for the artifact and when it expires (ISO-8601)."""
+    """A download token for the artifact and when it expires (ISO-8601); it works while the API
+    key `key_id` does."""
     await find(stores, scope, memory_id, artifact_id)
     expires = int(time.time()) + ttl_s
-    grant = Grant(scope.user_id, scope.agent_id, memory_id, artifact_id, expires)
+    grant = Grant(scope.user_id, scope.agent_id, memory_id, artifact_id, expires, key_id)
     return sign(grant, key), to_iso(datetime.fromtimestamp(expires, UTC))
 
 
@@ -250,3 +260,4 @@ async def remove_files(stores: Stores, user_id: str, memory_ids: Sequence[str]) 
     """The files of deleted or erased memories (their metadata went with the node)."""
     if stores.artifacts is not None and memory_ids:
         await asyncio.to_thread(stores.artifacts.remove_memories, user_id, memory_ids)
+        artifact_search.forget_memories(stores.health, memory_ids)

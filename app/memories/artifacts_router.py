@@ -13,8 +13,8 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from pydantic import ValidationError
 from starlette.datastructures import UploadFile
 
-from app.deps import JobsDep, PrincipalDep, ScopeDep, SettingsDep, StoresDep
-from app.errors import BadRequest
+from app.deps import AuthenticatorDep, JobsDep, PrincipalDep, ScopeDep, SettingsDep, StoresDep
+from app.errors import BadRequest, Forbidden
 from app.http_errors import describe_validation_error
 from app.memories import artifacts
 from app.memories.artifact_checks import is_text
@@ -233,14 +233,16 @@ async def artifact_url(
     artifact_id: ArtifactIdDep,
     stores: StoresDep,
     scope: ScopeDep,
+    principal: PrincipalDep,
     settings: SettingsDep,
     body: ArtifactUrlRequest | None = None,
 ) -> ArtifactUrlResponse:
-    """A signed URL that downloads the artifact without an API key until it expires."""
+    """A signed URL that downloads the artifact without an API key until it expires, or until
+    the API key that asked for it is revoked."""
     ttl = (body.expires_in if body else None) or settings.artifact_url_ttl_s
     key = await artifacts.url_key(stores, settings.artifact_url_secret)
     token, expires_at = await artifacts.link(
-        stores, scope, memory_id, artifact_id, ttl_s=ttl, key=key
+        stores, scope, memory_id, artifact_id, ttl_s=ttl, key=key, key_id=principal.key_id
     )
     url = request.url_for("download_artifact").include_query_params(token=token)
     return ArtifactUrlResponse(url=str(url), expires_at=expires_at)
@@ -254,10 +256,14 @@ async def artifact_url(
 async def download_artifact(
     stores: StoresDep,
     settings: SettingsDep,
+    authenticator: AuthenticatorDep,
     token: Annotated[str, Query(max_length=4000, description="From POST …/url.")],
 ) -> Response:
-    """The artifact a signed URL names (no API key: the token is the permission)."""
+    """The artifact a signed URL names (no API key: the token is the permission, while the key
+    that asked for it is valid)."""
     key = await artifacts.url_key(stores, settings.artifact_url_secret)
     grant = verify(token, key, time.time())
+    if not await authenticator.is_live(grant.key_id, grant.user_id):
+        raise Forbidden("This download link's API key has been revoked: ask for a new link")
     meta = await artifacts.find(stores, grant.scope, grant.memory_id, grant.artifact_id)
     return await _file(stores, grant.scope, grant.memory_id, meta)

@@ -8,6 +8,9 @@ append-only file rewritten, and every file of the data directory is searched for
 texts (`disk` in the report). Artifact files of the erased memories are deleted from disk
 with them. Backups taken before still hold it: docs/operations.md says how
 long to keep them.
+
+The `memory.erased` webhook events are queued last, after the user's job records were deleted
+(those include the deliveries of the user's earlier events): they carry ids only.
 """
 
 import asyncio
@@ -77,6 +80,7 @@ async def erase_memory(
     report.job_records_deleted = await _stop_jobs(stores, user_id, texts)
     await _erase(stores, ids, user_id, actor, report)
     await _reach_disk(stores, user_id, texts, report, only_holding=True)
+    await emit_memories(stores, user_id, ERASED, report.erased)
     return report
 
 
@@ -95,6 +99,7 @@ async def erase_user(stores: Stores, user_id: str, *, actor: str) -> ErasureRepo
     if stores.artifacts is not None:  # files whose memory id the graph no longer knew
         await asyncio.to_thread(stores.artifacts.remove_user, user_id)
     await _reach_disk(stores, user_id, texts, report, only_holding=False)
+    await emit_memories(stores, user_id, ERASED, report.erased)
     return report
 
 
@@ -119,9 +124,9 @@ async def _erase(
     await stores.vectors.delete(ids)
     report.vectors_deleted += len(ids)
     now = to_iso(utc_now())
-    erased = await erasure.erase_memories(stores.graph, ids, [user_id], actor=actor, now=now)
-    report.erased += erased
-    await emit_memories(stores, user_id, ERASED, erased)
+    report.erased += await erasure.erase_memories(
+        stores.graph, ids, [user_id], actor=actor, now=now
+    )
     await artifacts.remove_files(stores, user_id, ids)
 
 

@@ -67,13 +67,17 @@ async def list_memories(
     labels: Sequence[str],
     after: Position | None,
     limit: int,
+    whole_user: bool = False,
 ) -> Page:
-    """One page of the scope's memories that `query` and `labels` let through, after `after`."""
+    """One page of the scope's memories that `query` and `labels` let through, after `after`
+    (`whole_user`: every agent's memories of the scope's user, for the operator's look)."""
     read = LABELLED_READ if labels else limit + 1
     kept: list[Memory] = []
     position = after
     for _ in range(max(1, READ_BUDGET // read)):
-        batch = await listing.page(stores.graph, scope, query, after=position, limit=read)
+        batch = await listing.page(
+            stores.graph, scope, query, after=position, limit=read, whole_user=whole_user
+        )
         for memory in batch:
             position = position_of(memory, query.sort)
             if has_labels(memory, labels):
@@ -84,3 +88,10 @@ async def list_memories(
         if len(batch) < read:
             return Page(kept, None)
     return Page(kept, encode_cursor(query, position) if position else None)
+
+
+async def count_memories(
+    *, stores: Stores, scope: Scope, query: ListQuery, whole_user: bool = False
+) -> int:
+    """How many memories of the scope `query` lets through (labels: by key only)."""
+    return await listing.count(stores.graph, scope, query, whole_user=whole_user)

@@ -1,8 +1,9 @@
 """GET /memory: the caller's memories, filtered and sorted, with cursor paging."""
 
+from dataclasses import dataclass
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel, Field
 
 from app.deps import ScopeDep, StoresDep
@@ -11,6 +12,8 @@ from app.memories import listing
 from app.memories.fields import parse_time
 from app.memories.schemas import MemoryOut, out
 from app.models import TYPE_ALIASES, Layer, to_iso, utc_now
+from app.scope import Scope
+from app.storage import Stores
 from app.storage.listing import ListQuery, Order, SortKey, State
 
 router = APIRouter(tags=["memories"])
@@ -25,6 +28,9 @@ class ListResponse(BaseModel):
     status: Literal["success"] = "success"
     count: int = Field(description="Memories in this page.")
     limit: int = Field(description="Page size asked for.")
+    total: int | None = Field(
+        None, description="With include_total=true: every memory the filters let through."
+    )
     memories: list[MemoryOut] = Field(description="This page, in the order asked for.")
     next_cursor: str | None = Field(
         description="Pass as `cursor` for the next page; null once there is none."
@@ -77,10 +83,19 @@ def _time(name: str, value: str | None) -> str | None:
         raise BadRequest(f"Invalid '{name}': {value!r} is not an ISO-8601 timestamp") from None
 
 
-@router.get("/memory", response_model=ListResponse)
-async def list_memories(
-    stores: StoresDep,
-    scope: ScopeDep,
+@dataclass(frozen=True)
+class ListFilters:
+    """A listing's filters and order, read from the query string (GET /memory and the
+    operator's look at one user's memories)."""
+
+    query: ListQuery
+    labels: list[str]
+    cursor: str | None
+    limit: int
+    include_total: bool
+
+
+def list_filters(
     cursor: Annotated[
         str | None, Query(max_length=2000, description="`next_cursor` of the previous page.")
     ] = None,
@@ -100,11 +115,20 @@ async def list_memories(
     labels: Annotated[Values, Query(description="key=value pairs; every one must match.")] = None,
     since: Annotated[str | None, Query(description="`timestamp` at or after (ISO-8601).")] = None,
     until: Annotated[str | None, Query(description="`timestamp` at or before (ISO-8601).")] = None,
-) -> ListResponse:
-    """Your memories (in your scope), newest first by default, a page at a time.
-
-    Follow `next_cursor` until it is null. With a `labels` filter a page may hold fewer than
-    `limit` memories while `next_cursor` is still set: keep following it."""
+    text: Annotated[
+        str | None, Query(max_length=200, description="Content containing this (any case).")
+    ] = None,
+    agent: Annotated[
+        str | None,
+        Query(max_length=600, description="Written by this agent (exactly), within your scope."),
+    ] = None,
+    session: Annotated[
+        str | None, Query(max_length=200, description="From this conversation (session id).")
+    ] = None,
+    include_total: Annotated[
+        bool, Query(description="Also count every memory the filters let through (`total`).")
+    ] = False,
+) -> ListFilters:
     wanted = _labels(labels)
     query = ListQuery(
         now=to_iso(utc_now()),
@@ -117,14 +141,53 @@ async def list_memories(
         label_keys=sorted({pair.split("=", 1)[0] for pair in wanted}),
         since=_time("since", since),
         until=_time("until", until),
+        text=(text.strip() or None) if text else None,
+        agent=agent or None,
+        session=session or None,
     )
-    after = listing.decode_cursor(query, cursor) if cursor else None
+    return ListFilters(query, wanted, cursor, limit, include_total)
+
+
+ListFiltersDep = Annotated[ListFilters, Depends(list_filters)]
+
+
+async def list_page(
+    stores: Stores, scope: Scope, filters: ListFilters, *, whole_user: bool = False
+) -> ListResponse:
+    """One page of the listing, with its total when asked for."""
+    query = filters.query
+    after = listing.decode_cursor(query, filters.cursor) if filters.cursor else None
     page = await listing.list_memories(
-        stores=stores, scope=scope, query=query, labels=wanted, after=after, limit=limit
+        stores=stores,
+        scope=scope,
+        query=query,
+        labels=filters.labels,
+        after=after,
+        limit=filters.limit,
+        whole_user=whole_user,
     )
+    total = None
+    if filters.include_total:
+        total = await listing.count_memories(
+            stores=stores, scope=scope, query=query, whole_user=whole_user
+        )
     return ListResponse(
         count=len(page.memories),
-        limit=limit,
+        limit=filters.limit,
+        total=total,
         memories=[out(m) for m in page.memories],
         next_cursor=page.next_cursor,
     )
+
+
+@router.get("/memory", response_model=ListResponse)
+async def list_memories(
+    stores: StoresDep, scope: ScopeDep, filters: ListFiltersDep
+) -> ListResponse:
+    """Your memories (in your scope), newest first by default, a page at a time.
+
+    Follow `next_cursor` until it is null. With a `labels` filter a page may hold fewer than
+    `limit` memories while `next_cursor` is still set: keep following it. `include_total=true`
+    adds `total`, the memories the filters let through in all (a `labels` filter counts by its
+    keys only)."""
+    return await list_page(stores, scope, filters)

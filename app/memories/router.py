@@ -45,7 +45,11 @@ async def store_memory(
     principal: PrincipalDep,
     idempotency_key: IdempotencyKey = None,
 ) -> JSONResponse:
-    """Stores a memory. The graph write is acknowledged; the embedding is made asynchronously."""
+    """Stores a memory. The graph write is acknowledged; the embedding is made asynchronously.
+
+    Exactly the content of a current memory of yours (same user and agent, no session): that
+    memory is returned, reinforced, with `deduplicated: true` (still 201, AutoMem's status);
+    `allow_duplicate: true` stores a copy."""
     started = time.perf_counter()
 
     async def write(claim: Claim | None, resume: list[str] | None = None) -> Reply:
@@ -84,6 +88,7 @@ def _store_response(stored: service.Stored, stores: Stores, started: float) -> S
         updated_at=memory.updated_at,
         last_accessed=memory.last_accessed,
         query_time_ms=service.elapsed_ms(started),
+        deduplicated=stored.deduplicated,
     )
 
 

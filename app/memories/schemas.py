@@ -63,6 +63,12 @@ class MemoryCreate(BaseModel):
     last_accessed: Timestamp | None = Field(None, description="Imports only; default updated_at.")
     embedding: Embedding = None
     source: SourceIn | None = Field(None, description="Provenance of the text.")
+    allow_duplicate: bool = Field(
+        False,
+        description="POST /memory: store a new memory even if a current one of yours (same user "
+        "and agent, no session) has exactly this content; by default that one is returned, "
+        "reinforced, with `deduplicated: true`. /memory/batch never deduplicates.",
+    )
 
 
 class MemoryUpdate(BaseModel):
@@ -166,7 +172,7 @@ class StoreResponse(BaseModel):
     type: MemoryType = Field(description="Stored type.")
     confidence: float = Field(description="Stored confidence.")
     importance: float = Field(description="Stored importance.")
-    version: int = Field(description="Always 1 for a new memory.")
+    version: int = Field(description="1 for a new memory; a deduplicated one's current version.")
     qdrant: Literal["stored", "failed"] = Field(
         description="Whether the vector mirror was written."
     )
@@ -181,6 +187,12 @@ class StoreResponse(BaseModel):
     updated_at: str = Field(description="Stored updated_at (UTC).")
     last_accessed: str | None = Field(description="Stored last_accessed (UTC).")
     query_time_ms: float = Field(description="Server time spent.")
+    deduplicated: bool = Field(
+        False,
+        description="true: a current memory of yours already had exactly this content; "
+        "`memory_id` is that memory's, reinforced (last_accessed, access_count, TTL), and "
+        "nothing was stored. `allow_duplicate: true` stores a copy instead.",
+    )
 
 
 class BatchResponse(BaseModel):

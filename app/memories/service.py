@@ -13,7 +13,7 @@ from typing import Any
 
 from app.errors import BadRequest, Conflict, MemoryNotFound
 from app.jobs.kinds import batches, enqueue_embedding, enqueue_enrichment, enrichment_enabled
-from app.memories import artifacts, windows
+from app.memories import artifacts, duplicates, windows
 from app.memories.archive import archive_changes
 from app.memories.build import build_memory, check_validity, expiry
 from app.memories.derive import content_hash, tag_prefixes
@@ -23,6 +23,7 @@ from app.memories.turn_order import link_session_turns
 from app.models import Memory, Status, to_iso, utc_now
 from app.scope import Scope
 from app.storage import Stores
+from app.storage.duplicates import store_unless_duplicate
 from app.storage.idempotency import Claim
 from app.storage.mirror import vector_payload, vector_point
 from app.webhooks.events import CREATED, DELETED, UPDATED, emit_memories
@@ -41,6 +42,7 @@ class Stored:
     previously_deleted: bool
     mirrored: bool
     embedding: str  # provided | queued | pending
+    deduplicated: bool = False  # an existing memory had this content: it was returned
 
 
 @dataclass
@@ -77,13 +79,51 @@ async def store(
     claim: Claim | None = None,
     resume: Sequence[str] | None = None,
 ) -> Stored:
-    """Stores one memory: graph first (with its audit event), then the vector mirror.
+    """Stores one memory: graph first (with its audit event), then the vector mirror. A current
+    memory of the same owner with exactly this content is returned instead, reinforced, unless
+    `data.allow_duplicate` (app/memories/duplicates.py).
 
     `claim`: an idempotency key written with the memory. `resume`: the ids a first attempt of
     this same request wrote; what follows the write is done again (see store_memories)."""
     check_embedding(stores, data.embedding)
-    memory = build_memory(data, scope=scope, actor=actor, now=utc_now(), ttl_defaults=ttl_defaults)
-    _reuse_ids([memory], resume)
+    now = utc_now()
+    memory = build_memory(data, scope=scope, actor=actor, now=now, ttl_defaults=ttl_defaults)
+    if resume is not None:
+        return await _store_again(stores, scope, actor, memory, data, list(resume))
+    if data.allow_duplicate or not duplicates.may_be_absorbed(memory):
+        return await _store_written(stores, scope, actor, memory, data, claim)
+    written = await store_unless_duplicate(stores.graph, scope, memory, actor, to_iso(now), claim)
+    if written.existing is not None:
+        mirrored = await duplicates.renew(stores, written.existing, now)
+        return _existing(stores, written.existing, mirrored, written.previously_deleted)
+    vectors = {memory.id: data.embedding}
+    deleted_before = {memory.id: written.previously_deleted}
+    stored = await follow_write(stores, scope, [memory], vectors, deleted_before)
+    return await _created(stores, scope, memory, data, stored)
+
+
+async def _store_again(
+    stores: Stores, scope: Scope, actor: str, memory: Memory, data: MemoryCreate, refs: list[str]
+) -> Stored:
+    """A retry of a request whose first attempt wrote, then died before answering: answered
+    from what that attempt recorded (`refs`), nothing written or reinforced twice."""
+    existing_id = duplicates.answered_by_existing(refs)
+    if existing_id is not None:
+        return _existing(stores, await get(stores=stores, scope=scope, memory_id=existing_id))
+    _reuse_ids([memory], refs)
+    return await _store_written(stores, scope, actor, memory, data, resume=True)
+
+
+async def _store_written(
+    stores: Stores,
+    scope: Scope,
+    actor: str,
+    memory: Memory,
+    data: MemoryCreate,
+    claim: Claim | None = None,
+    resume: bool = False,
+) -> Stored:
+    """The memory stored as built, whatever is stored already (see store_memories)."""
     stored = await store_memories(
         stores=stores,
         scope=scope,
@@ -91,8 +131,15 @@ async def store(
         memories=[memory],
         vectors={memory.id: data.embedding},
         claim=claim,
-        resume=resume is not None,
+        resume=resume,
     )
+    return await _created(stores, scope, memory, data, stored)
+
+
+async def _created(
+    stores: Stores, scope: Scope, memory: Memory, data: MemoryCreate, stored: BatchStored
+) -> Stored:
+    """The answer for a memory this request stored, once its webhook is sent."""
     memory = stored.memories.get(memory.id, memory)
     await emit_memories(stores, scope.user_id, CREATED, [memory.id], agent_id=memory.agent_id)
     mirrored = bool(stored.mirrored)
@@ -101,6 +148,14 @@ async def store(
         memory.embedding_status = Status.DONE
         embedding = "provided"
     return Stored(memory, stored.previously_deleted.get(memory.id, False), mirrored, embedding)
+
+
+def _existing(
+    stores: Stores, memory: Memory, mirrored: bool = True, previously_deleted: bool = False
+) -> Stored:
+    """The answer for a request that found its content stored: that memory, nothing created."""
+    embedding = duplicates.embedding_state(stores, memory)
+    return Stored(memory, previously_deleted, mirrored, embedding, deduplicated=True)
 
 
 async def _queue_embedding(stores: Stores, scope: Scope, memory_ids: list[str]) -> str:
@@ -194,6 +249,19 @@ async def store_memories(
         if claim is not None:
             claim = replace(claim, refs=[m.id for m in memories])
         deleted_before = await stores.graph.create_memories(memories, actor, claim)
+    return await follow_write(stores, scope, memories, vectors, deleted_before, in_conversation)
+
+
+async def follow_write(
+    stores: Stores,
+    scope: Scope,
+    memories: list[Memory],
+    vectors: dict[str, list[float] | None],
+    deleted_before: dict[str, bool],
+    in_conversation: bool = True,
+) -> BatchStored:
+    """What follows the graph write of new memories: session links, the vector mirror, the
+    embed jobs for those without a vector, enrichment for those with one."""
     if in_conversation:
         await link_session_turns(stores, scope, memories)
     mirrored = await _mirror(stores, scope, memories, vectors)

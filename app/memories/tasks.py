@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.embeddings import Embedder, EmbeddingError
+from app.embeddings.passages import embed_whole
 from app.jobs.kinds import enqueue_embedding, enqueue_enrichment, enqueue_windows
 from app.jobs.queue import JobQueue
 from app.jobs.spec import JobContext
@@ -51,7 +52,7 @@ async def embed_memories(
     if not memories:
         return 0
     texts = [embedding_text(m, with_date=deps.embed_with_date) for m in memories]
-    vectors = await deps.embedder.embed(texts)
+    vectors = await embed_whole(deps.embedder, texts)
     await check_same_model(deps)
     embedded = dict(zip((m.id for m in memories), vectors, strict=True))
     current = await _unchanged(deps, user_id, memories)

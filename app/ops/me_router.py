@@ -43,7 +43,9 @@ class DeleteMeResponse(BaseModel):
     erased: bool = Field(description="Whether the content was erased everywhere (`erase=true`).")
     deleted_count: int = Field(description="Memories deleted (erased: every memory ever held).")
     other_nodes_deleted: int = Field(
-        0, description="Erased: the sessions, patterns and entities removed with them."
+        0,
+        description="Erased: the sessions, patterns, entities and idempotency keys removed "
+        "with them.",
     )
 
 

@@ -59,7 +59,7 @@ async def recover_from_vectors(deps: EmbedDeps, *, force: bool, actor: str) -> R
     if held and not force:
         raise Conflict(
             f"The graph holds {held} memories: recovery never replaces them; pass force=true "
-            "to add only the memories the graph lacks"
+            "(`engram recover-from-vectors --force`) to add only the memories the graph lacks"
         )
     same_model = await vectors.embedding_model() in (None, deps.embedder.model)
     report = RecoveryReport()

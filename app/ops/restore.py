@@ -89,7 +89,8 @@ async def _empty_target(deps: EmbedDeps, *, force: bool) -> bool:
     if (data or points) and not force:
         raise Conflict(
             f"The target is not empty ({sum(data.values())} graph nodes, {points} vector "
-            "points): restore into an empty server, or pass force=true to replace everything"
+            "points): restore into an empty server, or pass force=true (`engram restore --force`) "
+            "to replace everything"
         )
     await snapshot.delete_everything(graph)  # the migration records are the backup's now
     if deps.stores.artifacts is not None:

@@ -6,7 +6,9 @@ from typing import Annotated, Literal, Protocol
 from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, Field
 
+from app.auth import resolve_scope
 from app.deps import (
+    AgentHeader,
     EmbedderDep,
     OptionalPrincipalDep,
     StoresDep,
@@ -14,8 +16,10 @@ from app.deps import (
 )
 from app.embeddings import Embedder
 from app.errors import StoreUnavailable
+from app.memories import artifact_search
 from app.models import to_iso, utc_now
 from app.ops.drift import DriftCheck, DriftMonitor, Repair, SyncStatus
+from app.scope import Scope
 from app.storage import Stores
 
 router = APIRouter(tags=["operations"])
@@ -67,6 +71,18 @@ class RepairHealth(BaseModel):
     total: int | None = Field(None, description="Memories to compare (once it runs).")
 
 
+class ArtifactSearchHealth(BaseModel):
+    state: Literal["ok", "degraded"] = Field(
+        description="degraded while a text artifact is left out of artifact search."
+    )
+    broken: int = Field(
+        description="Text artifacts whose file or search index failed in this process and has "
+        "not worked since (fsck names them: broken_artifact_index)."
+    )
+    last_error: str | None = Field(None, description="The kind of the last failure.")
+    last_error_at: str | None = Field(None, description="When it happened (UTC).")
+
+
 class HealthResponse(BaseModel):
     status: Literal["healthy", "degraded"] = Field(description="degraded if any store is not ok.")
     degraded: bool = Field(description="True when a dependency is down or failing.")
@@ -76,7 +92,9 @@ class HealthResponse(BaseModel):
     embedder: EmbedderHealth = Field(description="The embedder's state; not ok → degraded.")
     timestamp: str = Field(description="Now (UTC).")
     memory_count: int | None = Field(
-        None, description="With a key: your memories (the admin key: all). Absent without auth."
+        None,
+        description="With a key: the memories your scope sees (its X-Agent-Id's, as a read "
+        "does; the admin key: all). Absent without auth.",
     )
     vector_count: int | None = Field(
         None, description="With the admin key: points in the vector index."
@@ -88,6 +106,11 @@ class HealthResponse(BaseModel):
         None,
         description="With the admin key: the repairing sync the drift check queued, if any: "
         "it re-creates missing points from the graph and queues their embedding.",
+    )
+    artifact_search: ArtifactSearchHealth | None = Field(
+        None,
+        description="Where artifacts are kept: text artifacts left out of `include_artifacts` "
+        "searches (does not make the status degraded: the rest of search works).",
     )
     sync_status: SyncStatus = Field(
         description="Graph and vector index counts compared: synced, drift_detected (points "
@@ -103,6 +126,7 @@ async def health(
     embedder: EmbedderDep,
     checker: DriftDep,
     principal: OptionalPrincipalDep,
+    x_agent_id: AgentHeader = None,
 ) -> HealthResponse:
     """Each store's and the embedder's state; always 200. Counts only with a key."""
     graph_up, vectors_up = await asyncio.gather(stores.graph.ping(), stores.vectors.health())
@@ -123,9 +147,11 @@ async def health(
         embedder=embedder_health,
         timestamp=to_iso(utc_now()),
         sync_status=drift.status,
+        artifact_search=_artifact_search_health(stores),
     )
     if principal is not None and graph_up:
-        await _add_counts(response, stores, None if principal.is_admin else principal.user_id)
+        scope = None if principal.is_admin else resolve_scope(principal, x_agent_id)
+        await _add_counts(response, stores, scope)
     if principal is not None and principal.is_admin and checker is not None:
         response.repair = _repair_health(await checker.repair())
     return response
@@ -160,12 +186,27 @@ def _store_health(stores: Stores, component: str, reachable: bool, kind: str) ->
     )
 
 
-async def _add_counts(response: HealthResponse, stores: Stores, user_id: str | None) -> None:
-    """A user's key sees its own memory count; the admin key sees totals, vectors included."""
-    response.memory_count = await stores.graph.count_memories(user_id)
-    if user_id is None:
-        response.embedded_count = await stores.graph.count_embedded()
-    if user_id is None and response.qdrant != "disconnected":
+def _artifact_search_health(stores: Stores) -> ArtifactSearchHealth | None:
+    if stores.artifacts is None:
+        return None
+    board = stores.health.get(artifact_search.BOARD)
+    return ArtifactSearchHealth(
+        state="degraded" if board.broken else "ok",
+        broken=len(board.broken),
+        last_error=board.last_error,
+        last_error_at=board.last_error_at,
+    )
+
+
+async def _add_counts(response: HealthResponse, stores: Stores, scope: Scope | None) -> None:
+    """A user's key sees the memory count of its scope; the admin key sees totals, vectors
+    included."""
+    if scope is not None:
+        response.memory_count = await stores.graph.count_visible(scope)
+        return
+    response.memory_count = await stores.graph.count_memories(None)
+    response.embedded_count = await stores.graph.count_embedded()
+    if response.qdrant != "disconnected":
         response.vector_count = await stores.vectors.count(None)
 
 

@@ -1,6 +1,7 @@
 """Whether a query asks about the user: "what is my job?", "where does the user live?", "am I
 allergic to anything?" — and not "how do I reverse a list?", which asks for a method, not for
-anything the user is.
+anything the user is; and whose words it asks for: the user's, or what the assistant said ("what
+did you recommend?", "the recipe you suggested").
 
 A personal memory answers such a question with what the user said or what was learnt about them,
 so the relevance gate (evidence.py) takes a memory about the user that passes the floor as
@@ -17,6 +18,15 @@ _SUBJECT = re.compile(
     re.I,
 )
 _METHOD = re.compile(r"^\s*(?:how|can|could|should|would)\b", re.I)
+# The assistant as the one who said it: "you" with a verb of saying or giving, or "your" with
+# what one says or gives ("your suggestion"), in any tense ("did you recommend", "you'd told me").
+_SAID_BY_ASSISTANT = re.compile(
+    r"\byou(?:'d|'ve| had| have| did)?\s+(?:\w+\s+)?(?:said|say|suggest\w*|recommend\w*|mention\w*|"
+    r"told|tell|gave|give|list\w*|provid\w*|explain\w*|wrote|write|shar\w*|propos\w*|"
+    r"advis\w*|came up|offer\w*|nam\w*|describ\w*|point\w* out)\b"
+    r"|\byour\s+(?:suggestion|recommendation|advice|answer|list|explanation|response|idea|tip)s?\b",
+    re.I,
+)
 
 
 def asks_about_user(query: str) -> bool:
@@ -24,3 +34,11 @@ def asks_about_user(query: str) -> bool:
     if _METHOD.match(query) and not _POSSESSIVE.search(query):
         return False
     return bool(_POSSESSIVE.search(query) or _SUBJECT.search(query))
+
+
+def wanted_speaker(query: str) -> str | None:
+    """Whose turns answer the query: "assistant" for what the assistant said, "user" for a
+    question about the user, None for anything else."""
+    if _SAID_BY_ASSISTANT.search(query):
+        return "assistant"
+    return "user" if asks_about_user(query) else None

@@ -45,3 +45,12 @@ ATTRIBUTE_MATCH_MARGIN = 0.05
 # lifted as the neighbours of a match (the facts of one /remember call are neighbours, and the
 # context lift is up to half of a match).
 ATTRIBUTE_LIFT = 1.0
+
+# A sentence of at least this many words that is not a question makes a turn a statement
+# (rank.question_share): it is not penalised as a question however many it also asks.
+STATEMENT_WORDS = 6
+
+# A question about the user and a memory about the user (evidence.py): this similarity is
+# enough to pass the floor and the gate ("what's my name?" — "hey, I am Marta, UX designer"
+# sits at ~0.23, under the floor's 0.25); off-topic questions never get it.
+PERSONAL_FLOOR = 0.15

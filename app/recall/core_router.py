@@ -21,6 +21,9 @@ router = APIRouter(tags=["recall"])
 
 LESSON_TAGS = ["critical", "lesson", "ai-assistant"]
 SYSTEM_TAGS = ["system", "memory-recall"]
+# Without the shared scope, recall asks for this many times the results wanted (at most
+# MAX_RECALL), since the shared ones it finds are dropped.
+OWN_ONLY_WIDEN, MAX_RECALL = 3, 100
 
 
 class CoreResponse(BaseModel):
@@ -71,6 +74,12 @@ class ContextRequest(BaseModel):
         description="How many of the session's latest messages (default SESSION_CONTEXT_MESSAGES).",
     )
     memoryless: bool = Field(False, description="Read nothing personal: an empty context.")
+    shared: bool = Field(
+        True,
+        description="false: only the agent's own memories (and its sub-agents'), none of the "
+        "user's shared (agent-less) ones and no reflection; needs X-Agent-Id. For a front-end "
+        "whose users share one key as sub-agents (e.g. Open WebUI).",
+    )
 
 
 class ContextResponse(BaseModel):
@@ -160,6 +169,8 @@ async def recall_context(
     then what the query recalls."""
     if not (body.query or body.include_core or body.session_id):
         raise BadRequest("Give a query, or include_core, or a session_id")
+    if not body.shared and not scope.agent_id:
+        raise BadRequest("shared: false keeps only an agent's own memories: send X-Agent-Id")
     tier = await tiers.tier_of(
         stores.graph, scope, session_id=body.session_id, memoryless=body.memoryless
     )
@@ -171,7 +182,8 @@ async def recall_context(
     turns = await _session_turns(stores, scope, body, count)
     said = {memory_id for message in turns for memory_id in message.chunk_ids}
     found = await _memories(stores, embedder, config, scope, body)
-    found = await reflections.reflection_first(stores.graph, scope, found)
+    if body.shared:
+        found = await reflections.reflection_first(stores.graph, scope, found)
     unique = [m for m in {m.id: m for m in found}.values() if m.id not in said]
     packed = context.pack(tiers.visible(unique, tier), body.max_tokens, turns)
     return ContextResponse(
@@ -200,15 +212,20 @@ async def _memories(
     scope: Scope,
     body: ContextRequest,
 ) -> list[Memory]:
-    """Core (pinned, by section) if asked, then what the query recalls."""
+    """Core (pinned, by section) if asked, then what the query recalls; without the shared
+    scope, the agent's own only (recall asks for more, as shared ones are dropped after)."""
     ordered: list[Memory] = []
     if body.include_core:
         found = await context.core_memories(stores.graph, scope)
         ordered += [m for name in context.SECTIONS for m in found.sections[name]]
     if body.query:
-        params = recall_params.parse({"query": body.query, "limit": body.limit})
+        limit = body.limit if body.shared else min(body.limit * OWN_ONLY_WIDEN, MAX_RECALL)
+        params = recall_params.parse({"query": body.query, "limit": limit})
         outcome = await service.recall(
             stores=stores, embedder=embedder, scope=scope, params=params, config=config
         )
-        ordered += [hit.memory for hit in outcome.hits]
-    return ordered
+        recalled = [hit.memory for hit in outcome.hits]
+        ordered += (
+            recalled if body.shared else [m for m in recalled if m.agent_lineage][: body.limit]
+        )
+    return ordered if body.shared else [m for m in ordered if m.agent_lineage]

@@ -14,10 +14,12 @@ that passes the floor; they never admit one that does not.
 
 The gate, per query: something must match strongly — similarity ≥ `relevance_gate`, at least
 two query terms in common, every term of a one-term query, attribute evidence, or, for a question
-about the user (asking.py) and a memory about the user, similarity ≥ the floor: a short fact or
-turn that answers a question about oneself often sits at 0.25–0.4 to it ("what is my
-profession?" — "User works as a civil engineer."), and the gate must not hide a stored answer
-to a personal question in a personal memory. Otherwise
+about the user (asking.py) and a memory about the user, similarity ≥ PERSONAL_FLOOR (0.15, below
+the floor): a short fact or turn that answers a question about oneself often sits at 0.15–0.4 to
+it ("what is my profession?" — "User works as a civil engineer."; "what's my name?" — "hey, I am
+Marta, UX designer" at ~0.23), and nothing the user stated may be hidden from them. The same
+lower floor admits such a memory past the floor. Off-topic questions are not about the user,
+so this opens nothing for them. Otherwise
 nothing stored is about the query ("what is the capital of Peru?" asked of someone's chat
 history): recall returns no result and says `relevant: false`, so that a chat front-end injects
 nothing. Without a query vector (dense channel off or unavailable) a term in common is evidence
@@ -37,7 +39,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from app.recall.constants import STRONG_TERMS
+from app.recall.constants import PERSONAL_FLOOR, STRONG_TERMS
 from app.scope import Scope
 from app.storage.vectors import VectorFilter, VectorIndex
 from app.storage.vectors.bm25 import document_terms, query_terms
@@ -134,10 +136,17 @@ class Thresholds:
 
 
 def passes_floor(evidence: Evidence, limits: Thresholds) -> bool:
-    """A term in common, the attribute asked about, or a meaning close enough."""
+    """A term in common, the attribute asked about, or a meaning close enough (for a question
+    about the user and a memory about the user, PERSONAL_FLOOR is close enough)."""
     if limits.off or evidence.terms > 0 or evidence.attribute:
         return True
-    return evidence.similarity is not None and evidence.similarity >= limits.floor
+    if evidence.similarity is None:
+        return False
+    return evidence.similarity >= _floor_for(evidence, limits)
+
+
+def _floor_for(evidence: Evidence, limits: Thresholds) -> float:
+    return min(limits.floor, PERSONAL_FLOOR) if evidence.about_asker else limits.floor
 
 
 def is_strong(evidence: Evidence, limits: Thresholds) -> bool:
@@ -148,7 +157,7 @@ def is_strong(evidence: Evidence, limits: Thresholds) -> bool:
         return evidence.terms > 0
     if evidence.similarity >= limits.gate or evidence.terms >= STRONG_TERMS:
         return True
-    if evidence.about_asker and evidence.similarity >= limits.floor:
+    if evidence.about_asker and evidence.similarity >= _floor_for(evidence, limits):
         return True
     return evidence.terms > 0 and evidence.terms == evidence.query_terms
 

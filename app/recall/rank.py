@@ -2,12 +2,22 @@
 
 final = w_match·match + w_importance·importance + w_confidence·confidence + w_recency·recency
         + w_relevance·relevance + name − layer penalty (raw −0.05, raw-and-superseded −0.15,
-        as in mnemory) − question
+        as in mnemory) − question − outdated − speaker
 
 `question` takes a share of the rest away from a memory that asks more than it tells: the share
 of its sentences that are questions times `question` (0.5). A chat turn that asks "Who's your
 favourite player?" shares the words of a question about that player but rarely holds the answer,
-which the next turn gives (and the context lift reaches).
+which the next turn gives (and the context lift reaches). A turn that also states something
+("I just adopted a cat. Any name ideas?") is not penalised: it is evidence of what it states.
+
+`newer` (questions about the user only) ranks the newer of the candidates higher, measured
+against the newest candidate rather than the clock, so a store of old chats behaves as a live
+one: after "I live in Prague" … "I moved to Berlin last month", the move answers first.
+
+`speaker` takes a share away from a memory of the other role than the query asks for: a
+question about the user ("what is my dog's name?") is answered by what the user said, not by the
+assistant's restatement ("Congratulations on your new puppy, Max!"), and a question about what
+the assistant said ("what did you recommend?") by the assistant's turns (asking.py).
 
 `relevance` is the lifecycle's stored relevance_score (app/lifecycle/relevance.py: age by type,
 use, links, importance); a memory not yet scored counts as UNSCORED_RELEVANCE, so ranking is
@@ -30,7 +40,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from app.models import MemoryProps, spoken_text
-from app.recall.constants import ADAPTIVE_GAP, UNSCORED_RELEVANCE
+from app.recall.constants import ADAPTIVE_GAP, STATEMENT_WORDS, UNSCORED_RELEVANCE
 
 CONTEXT = "context"  # not a ranked channel: its candidates carry a lift, not a rank
 PRF = "prf"  # pseudo-relevance feedback (feedback.py): a bonus, left out of the normaliser
@@ -57,6 +67,11 @@ class Weights:
     context_priority: float  # the memory has one of context_tags (prefix) / context_types
     question: float  # share of the score taken from a memory that is all questions
     outdated: float  # share taken from a turn whose fact a newer one superseded
+    speaker: float  # share taken from a memory of the other role than the query asks for
+    # A question about the user: the newer of the candidates count more (the current value of
+    # a changed fact first), by age against the newest candidate, halving every half-life.
+    newer: float
+    newer_half_life_days: float
     # auto_decompose: a sub-query's best match is rank 0 however loosely it matches ("Alice" finds
     # every note about Alice), so its matches count for this share of the query's own.
     sub_query_share: float
@@ -201,6 +216,14 @@ def recency(timestamp: str | None, now: datetime, weights: Weights) -> float:
     return math.pow(0.5, age_days / weights.recency_half_life_days)
 
 
+def newer_term(timestamp: str | None, newest: datetime, weights: Weights) -> float:
+    """1 for the newest candidate, halving every newer_half_life_days before it."""
+    if not timestamp:
+        return 0.0
+    age_days = max(0.0, (newest - datetime.fromisoformat(timestamp)).total_seconds() / 86_400)
+    return math.pow(0.5, age_days / weights.newer_half_life_days)
+
+
 def _relevance(stored: float | None) -> float:
     return UNSCORED_RELEVANCE if stored is None else float(stored)
 
@@ -222,12 +245,16 @@ def score(
     names: Sequence[str] = (),
     priority: "ContextPriority | None" = None,
     fused: float | None = None,
+    speaker: str | None = None,
+    newest: datetime | None = None,
 ) -> Scored:
     """The final score of one candidate and its components; `adjust=False` keeps pure match.
 
     `memory` holds the ranking facts (importance, confidence, timestamp, layer, superseded, and
     content for the name term); `names` are the people the query names (names.query_names);
-    `fused` is the candidate's fused_score, if the caller has it already.
+    `fused` is the candidate's fused_score, if the caller has it already; `speaker` the role
+    whose words the query asks for (asking.wanted_speaker), if any; `newest` the time of the
+    newest candidate, for the `newer` term of a question about the user.
     """
     if fused is None:
         fused = fused_score(candidate, weights, channels)
@@ -253,6 +280,8 @@ def score(
             memory.get("layer", ""), bool(memory.get("superseded_by")), weights
         ),
     }
+    if speaker == "user" and newest is not None and weights.newer:
+        terms["newer"] = weights.newer * newer_term(memory.get("timestamp"), newest, weights)
     if names:
         terms["name"] = name_term(text_of(memory), names, weights)
     if priority:
@@ -265,6 +294,9 @@ def score(
     if memory.get("outdated_by") and weights.outdated:
         terms["outdated"] = -weights.outdated * max(total, 0.0)
         total += terms["outdated"]
+    if speaker and weights.speaker and memory.get("role", speaker) != speaker:
+        terms["speaker"] = -weights.speaker * max(total, 0.0)
+        total += terms["speaker"]
     components.update(terms)
     return Scored(candidate.id, total, match, components)
 
@@ -279,19 +311,29 @@ _SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)")
 
 
 def question_share(content: str) -> float:
-    """The share of the content's sentences that end with a question mark (0 for none).
+    """The share of the content's sentences that end with a question mark (0 for none), and 0
+    for a memory that also states something: a sentence of STATEMENT_WORDS words or more that
+    is not a question ("I just switched to a Ford F-150 model. Any tips on decals?" is evidence
+    of what it states; "That's great! What inspired you?" asks).
 
     Linear in the content: one pass over it."""
     if "?" not in content:
         return 0.0
     sentences = asked = start = 0
     for end in _SENTENCE_END.finditer(content):
-        if content[start : end.start()].strip():
+        sentence = content[start : end.start()]
+        if sentence.strip():
             sentences += 1
-            asked += "?" in end.group()
+            if "?" in end.group():
+                asked += 1
+            elif len(sentence.split()) >= STATEMENT_WORDS:
+                return 0.0
         start = end.end()
-    if content[start:].strip():
+    rest = content[start:]
+    if rest.strip():
         sentences += 1
+        if len(rest.split()) >= STATEMENT_WORDS:
+            return 0.0
     return asked / sentences if sentences else 0.0
 
 

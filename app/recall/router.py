@@ -95,8 +95,9 @@ class RecallResponse(BaseModel):
     artifacts: dict[str, Any] | None = Field(
         None,
         description="include_artifacts: {results: [{memory_id, artifact, offset, length, "
-        "content, score}], searched, pending} — the best chunks of text artifacts; `pending` "
-        "counts artifacts not yet indexed (searched once their index is built).",
+        "content, score}], searched, pending, skipped} — the best chunks of text artifacts; "
+        "`pending` counts artifacts not yet indexed (searched once their index is built), "
+        "`skipped` those whose file or index failed (left out, logged, shown by /health).",
     )
 
 

@@ -35,6 +35,9 @@ def recall_config(settings: Settings) -> RecallConfig:
         context_priority=settings.recall_weight_context_priority,
         question=settings.recall_weight_question,
         outdated=settings.recall_weight_outdated,
+        speaker=settings.recall_weight_speaker,
+        newer=settings.recall_weight_newer,
+        newer_half_life_days=settings.recall_newer_half_life_days,
         sub_query_share=settings.recall_sub_query_share,
     )
     return RecallConfig(

@@ -21,6 +21,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from app.embeddings import Embedder
+from app.embeddings.passages import embed_whole
 from app.jobs.queue import JobQueue
 from app.llm import CallBudget, LLMClient, LLMUnavailable
 from app.memories.build import build_memory
@@ -121,7 +122,7 @@ async def remember(deps: RememberDeps, talk: Conversation, turns: Kept | None = 
     if not memories:
         return outcome
     texts = [embedding_text(m, with_date=deps.embed_with_date) for m in memories]
-    vectors = await deps.embedder.embed(texts)
+    vectors = await embed_whole(deps.embedder, texts)
     for memory, vector in zip(memories, vectors, strict=True):
         await _remember_one(deps, talk, memory, vector, outcome, budget)
     return outcome

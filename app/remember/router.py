@@ -14,6 +14,7 @@ from app.config import Settings
 from app.deps import JobsDep, ScopeDep, SettingsDep, StoresDep
 from app.errors import NotFound, PayloadTooLarge
 from app.http_idempotency import IdempotencyKey, Reply, respond_once
+from app.jobs.queue import JobQueue
 from app.memories.fields import AgentId, Labels, Timestamp
 from app.models import utc_now
 from app.ratelimit import REMEMBER, check_rate
@@ -201,8 +202,9 @@ def _conversation(body: RememberRequest, scope: Scope, agent: str | None) -> Con
 async def remember_job(
     jobs: JobsDep, scope: ScopeDep, job_id: Annotated[str, Path(max_length=300)]
 ) -> RememberJob:
-    """The state of one of your /remember jobs, and what it stored once done."""
-    if not job_id.startswith(remember_job_id_prefix(scope.user_id)):
+    """The state of one of your /remember jobs, and what it stored once done: only the scope
+    that made the job (its user and X-Agent-Id) reads it; any other is 404."""
+    if not await _made_by(jobs, job_id, scope):
         raise NotFound(f"Job {job_id} not found")
     status = await jobs.status(job_id)
     if status.state == "unknown":
@@ -214,3 +216,12 @@ async def remember_job(
         error=status.error,
         result=status.result if isinstance(status.result, dict) else None,
     )
+
+
+async def _made_by(jobs: JobQueue, job_id: str, scope: Scope) -> bool:
+    """Whether the job is a /remember job of this scope: its user (in the id) and its agent
+    (in the payload; a sibling or parent agent, or the user without one, is another scope)."""
+    if not job_id.startswith(remember_job_id_prefix(scope.user_id)):
+        return False
+    payload = await jobs.payload(job_id)
+    return payload is not None and payload.get("scope_agent") == scope.agent_id

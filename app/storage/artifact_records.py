@@ -6,6 +6,7 @@ each change is an audit event of its own. Two uploads to one memory at once cann
 other: a change applies only if the list is still the one it was made from.
 """
 
+import logging
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,6 +15,13 @@ from app.scope import Scope
 from app.storage.cypher import IN_SCOPE
 from app.storage.graph import GraphStore
 from app.storage.records import json_property, parse_json_property, scope_params
+from app.validation import MEDIA_ESSENCE
+
+log = logging.getLogger(__name__)
+
+# What a stored type that is not a media type is read as (a record from before types were
+# checked): its value would break the Content-Type header of every download.
+UNTYPED = "application/octet-stream"
 
 ARTIFACTS_OF = f"MATCH (m:Memory {{id: $id}}) WHERE {IN_SCOPE} RETURN m.artifacts"
 SWAP = f"""
@@ -48,8 +56,19 @@ def dump(artifacts: Sequence[ArtifactMeta]) -> str | None:
 
 
 def parse(value: str | None, memory_id: str | None = None) -> list[ArtifactMeta]:
-    listed = parse_json_property("artifacts", value, memory_id)
-    return [ArtifactMeta.model_validate(a) for a in listed]
+    return [_meta(a) for a in parse_json_property("artifacts", value, memory_id)]
+
+
+def _meta(stored: dict[str, Any]) -> ArtifactMeta:
+    meta = ArtifactMeta.model_validate(stored)
+    if valid_type(meta.content_type):
+        return meta
+    return meta.model_copy(update={"content_type": UNTYPED})
+
+
+def valid_type(content_type: Any) -> bool:
+    """Whether a stored type is a media type (fsck reports the others)."""
+    return isinstance(content_type, str) and MEDIA_ESSENCE.fullmatch(content_type) is not None
 
 
 async def read(graph: GraphStore, scope: Scope, memory_id: str) -> tuple[bool, str]:
@@ -101,4 +120,10 @@ async def in_scope(
 ) -> list[tuple[str, list[ArtifactMeta]]]:
     """(memory id, artifacts) of the scope's newest `limit` memories that have any."""
     rows = await graph.ro_query(IN_SCOPE_WITH_ARTIFACTS, {"limit": limit, **scope_params(scope)})
-    return [(row[0], parse(row[1], row[0])) for row in rows]
+    listed = []
+    for memory_id, stored in rows:
+        try:
+            listed.append((memory_id, parse(stored, memory_id)))
+        except (ValueError, TypeError) as exc:  # a list that does not parse: fsck reports it
+            log.warning("artifacts of memory %s unreadable, left out: %s", memory_id, exc)
+    return listed

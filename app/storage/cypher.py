@@ -224,5 +224,6 @@ MERGE (a)-[r:PRECEDED_BY]->(b) SET r.session = true
 
 COUNT_MEMORIES = "MATCH (m:Memory) RETURN count(m)"
 COUNT_USER_MEMORIES = "MATCH (m:Memory {user_id: $user_id}) RETURN count(m)"
+COUNT_SCOPE_MEMORIES = f"MATCH (m:Memory) WHERE {IN_SCOPE} RETURN count(m)"
 COUNT_EMBEDDED = "MATCH (m:Memory) WHERE m.embedding_status = 'done' RETURN count(m)"
 INDEXES = "CALL db.indexes() YIELD label, properties, types, status"

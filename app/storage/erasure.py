@@ -70,9 +70,10 @@ WITH x, count(r) AS refs WHERE refs = 0
 DETACH DELETE x
 RETURN count(x)
 """
+# Idempotency keys too: each keeps its request's response (memory ids) for a day.
 USER_LEFTOVERS = """
-MATCH (n) WHERE (n:Session OR n:Pattern OR n:Entity OR n:Reflection OR n:UserSettings)
-  AND n.user_id = $user_id
+MATCH (n) WHERE (n:Session OR n:Pattern OR n:Entity OR n:Reflection OR n:UserSettings
+  OR n:IdempotencyKey) AND n.user_id = $user_id
 DETACH DELETE n
 RETURN count(n)
 """
@@ -118,7 +119,8 @@ async def erase_memories(
 async def erase_user_leftovers(
     graph: GraphStore, user_id: str, *, actor: str, now: str, count: int
 ) -> int:
-    """A user's sessions, settings, patterns and entities; the user's erasure is audited."""
+    """A user's sessions, settings, patterns, entities and idempotency keys; the user's erasure
+    is audited."""
     try:
         rows = await graph.query(USER_LEFTOVERS, {"user_id": user_id})
     finally:  # the user's settings are gone: their defaults apply from the next recall on

@@ -19,6 +19,7 @@ from app.storage.cypher import (
     CANDIDATE_READS,
     COUNT_EMBEDDED,
     COUNT_MEMORIES,
+    COUNT_SCOPE_MEMORIES,
     COUNT_USER_MEMORIES,
     CREATE_MEMORIES,
     DELETE_MEMORIES,
@@ -346,6 +347,11 @@ class GraphStore(FalkorGraph):
             rows = await self.ro_query(COUNT_MEMORIES)
         else:
             rows = await self.ro_query(COUNT_USER_MEMORIES, {"user_id": user_id})
+        return int(rows[0][0])
+
+    async def count_visible(self, scope: Scope) -> int:
+        """Live memories the scope sees (its user's, by the agent rule of app.scope)."""
+        rows = await self.ro_query(COUNT_SCOPE_MEMORIES, scope_params(scope))
         return int(rows[0][0])
 
     async def count_embedded(self) -> int:

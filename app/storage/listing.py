@@ -31,15 +31,24 @@ STATE_RULE = """($state = 'all'
       AND (m.expires_at IS NULL OR m.expires_at > $now)))"""
 
 
-def _page_query(key: SortKey, order: Order) -> str:
-    after = ">" if order == "asc" else "<"
-    return f"""
-MATCH (m:Memory) WHERE {IN_SCOPE}
+# The operator's read-only look at one user's memories (GET /admin/users/{id}/memories): every
+# agent's, which no caller's scope covers.
+WHOLE_USER = "m.user_id = $user_id"
+FILTERS = """
   AND (size($types) = 0 OR m.type IN $types)
   AND (size($layers) = 0 OR m.layer IN $layers)
   AND (size($tags) = 0 OR any(t IN m.tags WHERE toLower(t) IN $tags))
   AND all(k IN $label_keys WHERE m.labels CONTAINS k)
   AND ($since IS NULL OR m.timestamp >= $since) AND ($until IS NULL OR m.timestamp <= $until)
+  AND ($text IS NULL OR toLower(m.content) CONTAINS $text)
+  AND ($agent IS NULL OR m.agent_id = $agent)
+  AND ($session IS NULL OR m.session_id = $session)"""
+
+
+def _page_query(key: SortKey, order: Order, owner: str) -> str:
+    after = ">" if order == "asc" else "<"
+    return f"""
+MATCH (m:Memory) WHERE {owner}{FILTERS}
   AND {STATE_RULE}
   AND ($after_value IS NULL OR m.{key} {after} $after_value
        OR (m.{key} = $after_value AND m.id {after} $after_id))
@@ -48,7 +57,18 @@ RETURN properties(m)
 """
 
 
-PAGE_QUERIES = {(key, order): _page_query(key, order) for key in SORT_KEYS for order in ORDERS}
+def _count_query(owner: str) -> str:
+    return f"MATCH (m:Memory) WHERE {owner}{FILTERS}\n  AND {STATE_RULE}\nRETURN count(m)"
+
+
+PAGE_QUERIES = {
+    (key, order): _page_query(key, order, IN_SCOPE) for key in SORT_KEYS for order in ORDERS
+}
+USER_PAGE_QUERIES = {
+    (key, order): _page_query(key, order, WHOLE_USER) for key in SORT_KEYS for order in ORDERS
+}
+COUNT = _count_query(IN_SCOPE)
+USER_COUNT = _count_query(WHOLE_USER)
 
 
 @dataclass(frozen=True)
@@ -65,6 +85,9 @@ class ListQuery:
     label_keys: Sequence[str] = ()  # each must be a key of the labels (values: checked by caller)
     since: str | None = None
     until: str | None = None
+    text: str | None = None  # a part of the content, case-insensitive
+    agent: str | None = None  # the agent that wrote it, exactly (within the scope)
+    session: str | None = None  # the conversation it came from
 
 
 @dataclass(frozen=True)
@@ -85,11 +108,8 @@ def label_key_fragment(key: str) -> str:
     return json.dumps(key) + ":"
 
 
-async def page(
-    graph: GraphStore, scope: Scope, query: ListQuery, *, after: Position | None, limit: int
-) -> list[Memory]:
-    """Up to `limit` memories of the scope that `query` lets through, after `after`."""
-    params = {
+def _filter_params(query: ListQuery) -> dict[str, object]:
+    return {
         "now": query.now,
         "state": query.state,
         "types": list(query.types),
@@ -98,10 +118,37 @@ async def page(
         "label_keys": [label_key_fragment(k) for k in query.label_keys],
         "since": query.since,
         "until": query.until,
+        "text": query.text.lower() if query.text else None,
+        "agent": query.agent,
+        "session": query.session,
+    }
+
+
+async def page(
+    graph: GraphStore,
+    scope: Scope,
+    query: ListQuery,
+    *,
+    after: Position | None,
+    limit: int,
+    whole_user: bool = False,
+) -> list[Memory]:
+    """Up to `limit` memories of the scope that `query` lets through, after `after`;
+    `whole_user`: of every agent of the scope's user (the operator's look)."""
+    params = {
+        **_filter_params(query),
         "after_value": after.value if after else None,
         "after_id": after.memory_id if after else None,
         "limit": limit,
         **scope_params(scope),
     }
-    rows = await graph.ro_rows(PAGE_QUERIES[(query.sort, query.order)], params)
+    queries = USER_PAGE_QUERIES if whole_user else PAGE_QUERIES
+    rows = await graph.ro_rows(queries[(query.sort, query.order)], params)
     return memories_of(rows)
+
+
+async def count(graph: GraphStore, scope: Scope, query: ListQuery, *, whole_user: bool) -> int:
+    """How many memories `query` lets through in all (label values are not compared)."""
+    params = {**_filter_params(query), **scope_params(scope)}
+    rows = await graph.ro_rows(USER_COUNT if whole_user else COUNT, params)
+    return int(rows[0][0]) if rows else 0

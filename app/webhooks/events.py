@@ -3,7 +3,9 @@
 An event names what changed, never its content (a receiver reads a memory with its own key):
 `{id, type, created_at, user_id, data}`, with `data.memory_ids` (at most MAX_IDS an event; more
 are split over several events) and what else the type says. A user's events go only to the
-targets registered for that user and to those for every user.
+targets registered for that user and to those for every user. Each delivery is a job whose ids
+start with the user's id, as every job of a user's data does, so that erasing the user stops and
+deletes it with its dead letter (app/jobs/forget.py).
 """
 
 import logging
@@ -49,7 +51,8 @@ async def emit(stores: Stores, user_id: str, event_type: str, data: dict[str, An
             return
         body = event(event_type, user_id, data)
         for target_id in targets:
-            await stores.jobs.enqueue(WEBHOOK, [target_id, body["id"]], {"event": body})
+            ids = [user_id, target_id, body["id"]]
+            await stores.jobs.enqueue(WEBHOOK, ids, {"event": body})
     except Exception as exc:  # a store outage (reported by /health): one line, no traceback
         log.warning("could not queue the %s webhook event of user %s: %s", event_type, user_id, exc)
 

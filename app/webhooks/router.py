@@ -6,12 +6,14 @@ from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Body, Path, Query
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from app.config import Settings
 from app.deps import AdminDep, SettingsDep, StoresDep
-from app.errors import Conflict, NotFound
+from app.errors import BadRequest, Conflict, NotFound
 from app.models import to_iso, utc_now
 from app.storage import webhooks
+from app.webhooks.addresses import AddressPolicy, AddressRefused, check_url
 from app.webhooks.events import EVENT_TYPES
 
 router = APIRouter(tags=["webhooks"])
@@ -28,6 +30,8 @@ EventType = Literal[
 
 
 class WebhookCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")  # a misspelt field is refused, not ignored
+
     url: str = Field(max_length=MAX_URL_CHARS, description="Where to POST, http(s)://…")
     user_id: str | None = Field(
         max_length=200, description="Whose events it receives; null: every user's."
@@ -51,6 +55,7 @@ class WebhookCreate(BaseModel):
             raise ValueError("must be an http:// or https:// URL with a host")
         if parts.username or parts.password:
             raise ValueError("must not hold credentials (the signature authenticates Engram)")
+        _ = parts.port  # ValueError: a port that is not a number from 0 to 65535
         return value.strip()
 
 
@@ -88,7 +93,9 @@ async def create_webhook(
     stores: StoresDep, settings: SettingsDep, _: AdminDep, body: Annotated[WebhookCreate, Body()]
 ) -> dict[str, Any]:
     """Registers a target for one user's events (or every user's): each event is POSTed to it,
-    signed with its secret (docs/api.md#webhooks)."""
+    signed with its secret (docs/api.md#webhooks). The URL's host must resolve to public
+    addresses only, unless WEBHOOK_ALLOW_PRIVATE or WEBHOOK_ALLOWED_CIDRS allows more."""
+    await _deliverable(body.url, settings)
     registered = await webhooks.count_targets(stores.graph, body.user_id)
     if registered >= settings.webhook_max_targets:
         whose = f"user {body.user_id}" if body.user_id else "all users"
@@ -107,6 +114,16 @@ async def create_webhook(
     )
     await webhooks.create_target(stores.graph, target)
     return {**_out(target), "secret": target.secret}
+
+
+async def _deliverable(url: str, settings: Settings) -> None:
+    try:
+        await check_url(url, AddressPolicy.of(settings), timeout_s=settings.webhook_timeout_s)
+    except AddressRefused as exc:
+        raise BadRequest(
+            f"Invalid 'url': {exc}; webhook targets must be public addresses (an operator can "
+            "allow others: WEBHOOK_ALLOW_PRIVATE, WEBHOOK_ALLOWED_CIDRS)"
+        ) from None
 
 
 @router.get("/admin/webhooks", response_model=WebhookList)

@@ -19,7 +19,7 @@ from app.jobs.kinds import (
     WEBHOOK,
     WINDOWS,
 )
-from app.jobs.spec import JobKind, RetryPolicy
+from app.jobs.spec import DROP_ON_FINISH, JobKind, RetryPolicy
 from app.lifecycle.tasks import lifecycle_job
 from app.memories.artifact_search import artifact_index_job
 from app.memories.tasks import embed_job
@@ -59,9 +59,16 @@ def job_kinds(settings: Settings) -> dict[str, JobKind]:
     kinds[LIFECYCLE] = JobKind(
         lifecycle_job, retry=retry, timeout_s=6 * HOUR, heartbeat_s=beat, concurrency=1
     )
-    # An attempt is one POST, bounded by WEBHOOK_TIMEOUT_S.
+    # An attempt is one POST, bounded by WEBHOOK_TIMEOUT_S. A delivered event's record goes at
+    # once (no one reads it, and it holds the user's ids); a failed one stays a dead letter.
     webhook_timeout = int(settings.webhook_timeout_s) + 30
-    kinds[WEBHOOK] = JobKind(webhook_job, retry=retry, timeout_s=webhook_timeout, heartbeat_s=beat)
+    kinds[WEBHOOK] = JobKind(
+        webhook_job,
+        retry=retry,
+        timeout_s=webhook_timeout,
+        heartbeat_s=beat,
+        result_ttl_s=DROP_ON_FINISH,
+    )
     if settings.enrichment_enabled:
         kinds[ENRICH] = JobKind(enrich_job, retry=retry, timeout_s=600, heartbeat_s=beat)
     return kinds

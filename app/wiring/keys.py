@@ -4,6 +4,7 @@ import asyncio
 import logging
 
 from app.auth import KeyRing, build_keyring, load_or_create_local_key
+from app.auth.oauth import OAuthTokens
 from app.auth.runtime_keys import Authenticator, KeyPolicy, RuntimeKeys
 from app.config import Settings
 from app.refusals import no_api_keys
@@ -31,7 +32,19 @@ async def start_authenticator(
             name="key-last-used",
         ),
     ]
-    return Authenticator(configured_keyring(settings), runtime_keys), tasks
+    return Authenticator(configured_keyring(settings), runtime_keys, oauth_tokens(settings)), tasks
+
+
+def oauth_tokens(settings: Settings) -> OAuthTokens | None:
+    """The authorization server's tokens, when one is configured (MCP_OAUTH_*)."""
+    if not settings.mcp_oauth_authorization_servers or not settings.mcp_oauth_jwks_url:
+        return None
+    return OAuthTokens(
+        issuers=settings.mcp_oauth_authorization_servers,
+        jwks_url=settings.mcp_oauth_jwks_url,
+        audience=settings.mcp_oauth_audience or settings.mcp_oauth_resource or "",
+        user_claim=settings.mcp_oauth_user_claim,
+    )
 
 
 def configured_keyring(settings: Settings) -> KeyRing:

@@ -1,7 +1,7 @@
 """
 title: Engram memory
 author: Engram
-version: 0.1.0
+version: 0.2.0
 license: MIT
 requirements: httpx
 description: Long-term memory for Open WebUI chats. Before the model answers, what Engram
@@ -11,8 +11,11 @@ description: Long-term memory for Open WebUI chats. Before the model answers, wh
 
 # An Open WebUI "filter" function: paste this file in Admin Panel → Functions, or import it,
 # then enable it for the models that should remember. It depends on nothing from Engram.
+# Give it an Engram key of its own (one per Open WebUI deployment): each Open WebUI user is a
+# sub-agent of that key, and sees only their own memories (docs/integrations.md#open-webui).
 
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import httpx
@@ -55,6 +58,32 @@ def without_block(text: str) -> str:
     return (text[:start] + text[end + len(MARK_END) :]).strip()
 
 
+Emitter = Callable[[dict[str, Any]], Awaitable[None]] | None
+
+
+def user_valves(user: dict[str, Any] | None) -> dict[str, Any]:
+    """A user's own settings: Open WebUI passes them as `__user__["valves"]` (a UserValves
+    instance, or a dict in some versions); absent = the defaults."""
+    valves = (user or {}).get("valves")
+    if isinstance(valves, BaseModel):
+        return valves.model_dump()
+    return dict(valves) if isinstance(valves, dict) else {}
+
+
+async def show_status(emit: Emitter, text: str) -> None:
+    """A status line under the chat's answer (Open WebUI's `status` event)."""
+    if emit is None:
+        return
+    try:
+        await emit({"type": "status", "data": {"description": text, "done": True}})
+    except Exception as exc:  # a status line must never break the chat
+        log.debug("Open WebUI did not take the status line: %s", exc)
+
+
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
 def chat_id_of(body: dict[str, Any], metadata: dict[str, Any] | None) -> str | None:
     """Where Open WebUI puts the chat's id: the body (`chat_id`), its `metadata`, or the
     `__metadata__` argument, depending on the version."""
@@ -67,18 +96,33 @@ def chat_id_of(body: dict[str, Any], metadata: dict[str, Any] | None) -> str | N
 class Filter:
     class Valves(BaseModel):
         engram_url: str = Field("http://localhost:8001", description="Engram's base URL.")
-        api_key: str = Field("", description="An Engram API key (a user's, not the admin key).")
+        api_key: str = Field(
+            "",
+            description="This Open WebUI deployment's own Engram key (made for it, bound to "
+            "the agent prefix; never the admin key).",
+        )
         agent_id: str = Field("openwebui", description="The agent scope (X-Agent-Id).")
         per_user_agent: bool = Field(
             True,
             description="Each Open WebUI user gets the sub-agent '<agent_id>:<user id>', so "
             "users sharing one key do not see each other's memories.",
         )
+        shared_memories: bool = Field(
+            False,
+            description="Also give every user the key's shared memories (stored with no agent) "
+            "and the key's user-level reflection. Off: each user sees only their own.",
+        )
         max_tokens: int = Field(800, ge=50, le=32000, description="Budget of the memory block.")
         include_core: bool = Field(True, description="Pinned (core) memories in every prompt.")
         remember: bool = Field(True, description="Send each exchange to Engram to learn from.")
         timeout_s: float = Field(10.0, gt=0, description="Seconds to wait for Engram.")
         priority: int = Field(0, description="Order among filters (lower runs first).")
+
+    class UserValves(BaseModel):
+        enabled: bool = Field(
+            True, description="Use my memory: recall before answers and remember after."
+        )
+        show_status: bool = Field(True, description="Show what was recalled and stored.")
 
     def __init__(self) -> None:
         self.valves = self.Valves()
@@ -101,9 +145,14 @@ class Filter:
         body: dict[str, Any],
         __user__: dict[str, Any] | None = None,
         __metadata__: dict[str, Any] | None = None,
+        __event_emitter__: Emitter = None,
     ) -> dict[str, Any]:
         """Adds what Engram recalls for the last user message to the system prompt; nothing
         when nothing is relevant, and the chat goes on unchanged if Engram cannot be reached."""
+        mine = user_valves(__user__)
+        if not mine.get("enabled", True):
+            return body
+        emit = __event_emitter__ if mine.get("show_status", True) else None
         messages = body.get("messages") or []
         asked = last_index(messages, "user")
         if asked is None:
@@ -112,14 +161,18 @@ class Filter:
             "query": message_text(messages[asked]),
             "max_tokens": self.valves.max_tokens,
             "include_core": self.valves.include_core,
+            "shared": self.valves.shared_memories,
         }
         try:
             found = await self._post("/recall/context", query, __user__)
         except (httpx.HTTPError, ValueError) as exc:
             log.warning("Engram recall failed; answering without memories: %s", exc)
+            await show_status(emit, "Memory unavailable: answering without it")
             return body
         if not found.get("memory_ids") or found.get("relevant") is False:
+            await show_status(emit, "No memories recalled")
             return body
+        await show_status(emit, f"Recalled {plural(len(found['memory_ids']), 'memory')}")
         block = f"{MARK_START}\n{HEADER}\n{found['context']}\n{MARK_END}"
         if messages and messages[0].get("role") == "system":
             earlier = without_block(message_text(messages[0]))
@@ -134,11 +187,14 @@ class Filter:
         body: dict[str, Any],
         __user__: dict[str, Any] | None = None,
         __metadata__: dict[str, Any] | None = None,
+        __event_emitter__: Emitter = None,
     ) -> dict[str, Any]:
         """Sends the last exchange (the user's message and the answer) to Engram's /remember,
         with the chat's id as the session; the answer shown is never changed."""
-        if not self.valves.remember:
+        mine = user_valves(__user__)
+        if not self.valves.remember or not mine.get("enabled", True):
             return body
+        emit = __event_emitter__ if mine.get("show_status", True) else None
         messages = body.get("messages") or []
         answered, asked = last_index(messages, "assistant"), last_index(messages, "user")
         if answered is None or asked is None or asked > answered:
@@ -161,4 +217,7 @@ class Filter:
             await self._post("/remember", exchange, __user__)
         except (httpx.HTTPError, ValueError) as exc:
             log.warning("Engram did not take the exchange: %s", exc)
+            await show_status(emit, "Memory unavailable: this exchange was not stored")
+            return body
+        await show_status(emit, "Sent to memory: what is worth keeping will be stored")
         return body

@@ -19,6 +19,7 @@ from tests.live import live_server
 PLUGIN = Path(__file__).resolve().parents[2] / "integrations/openwebui/engram_filter.py"
 ALICE = {"id": "owui-alice", "name": "Alice", "role": "user"}
 CAROL = {"id": "owui-carol", "name": "Carol", "role": "user"}
+DAVE = {"id": "owui-dave", "name": "Dave", "role": "user"}
 
 
 def load_plugin() -> ModuleType:
@@ -40,6 +41,7 @@ async def base_url(
         workers=1,
         embedding_provider="local",
         embedding_dimensions=None,
+        reflection_every=1,  # a reflection of the key's user after one shared /remember
     )
     async with live_server(settings) as url:
         yield url
@@ -149,3 +151,82 @@ async def test_a_wrong_key_changes_nothing(base_url: str):
     plugin = make_filter(base_url, key="not-a-key")
     body = inlet_body("chat-1", "peanuts")
     assert await plugin.inlet(copy.deepcopy(body), __user__=ALICE) == body
+
+
+class Statuses:
+    """What the filter shows under a chat's answer (Open WebUI's `__event_emitter__`)."""
+
+    def __init__(self) -> None:
+        self.shown: list[str] = []
+
+    async def __call__(self, event: dict[str, Any]) -> None:
+        assert event["type"] == "status" and event["data"]["done"] is True
+        self.shown.append(event["data"]["description"])
+
+
+async def shared_memories_of_the_key(base_url: str, key: str) -> None:
+    """What the key's user holds outside any agent: a pinned memory, and the facts and the
+    reflection of a conversation remembered without an agent."""
+    async with httpx.AsyncClient(base_url=base_url, headers=auth(key)) as client:
+        pinned = {"content": "The team wifi password is tulip-42", "pinned": True, "type": "Fact"}
+        assert (await client.post("/memory", json=pinned)).status_code == 201
+        said = [{"role": "user", "content": "I live in Porto and I work as a baker."}]
+        accepted = await client.post("/remember", json={"messages": said, "session_id": "s1"})
+        assert accepted.status_code == 202, accepted.text
+        for _ in range(600):  # bounded: the in-process worker runs the remember and reflect jobs
+            profile = (await client.get("/profile")).json()
+            if profile.get("reflection"):
+                return
+            await asyncio.sleep(0.1)
+    raise AssertionError("no reflection was written")
+
+
+async def test_two_users_on_one_key_see_nothing_of_each_other_nor_of_the_key(base_url: str):
+    await shared_memories_of_the_key(base_url, BOB_KEY)
+    plugin = make_filter(base_url, key=BOB_KEY)
+    sent = outlet_body("chat-20", "My cat is called Miso.", "What a lovely name.")
+    await plugin.outlet(sent, __user__=ALICE)
+    await wait_for_memory(base_url, BOB_KEY, "openwebui:owui-alice", "Miso")
+
+    statuses = Statuses()
+    asked = inlet_body("chat-21", "What is my cat called, where do I live, and the wifi password?")
+    body = await plugin.inlet(copy.deepcopy(asked), __user__=ALICE, __event_emitter__=statuses)
+    prompt = body["messages"][0]["content"]
+    assert "Miso" in prompt  # her own
+    for shared in ("tulip", "Porto", "baker"):  # the key's shared memories and reflection
+        assert shared not in prompt
+    assert statuses.shown and statuses.shown[-1].startswith("Recalled ")
+
+    body = await plugin.inlet(copy.deepcopy(asked), __user__=DAVE)
+    assert body == asked  # the other user: nothing of Alice's, nothing of the key's
+
+    sharing = make_filter(base_url, key=BOB_KEY, shared_memories=True)
+    body = await sharing.inlet(copy.deepcopy(asked), __user__=DAVE)
+    prompt = body["messages"][0]["content"]
+    assert "tulip-42" in prompt and "Porto" in prompt  # the admin turned sharing on
+    assert "Miso" not in prompt
+
+
+async def test_a_user_can_turn_memory_off_and_see_what_was_stored(
+    base_url: str, caplog: pytest.LogCaptureFixture
+):
+    plugin = make_filter(base_url)
+    statuses = Statuses()
+    sent = outlet_body("chat-30", "I collect vinyl records.", "Nice hobby.")
+    await plugin.outlet(sent, __user__=CAROL, __event_emitter__=statuses)
+    assert statuses.shown == ["Sent to memory: what is worth keeping will be stored"]
+
+    off = {**CAROL, "valves": plugin.UserValves(enabled=False)}
+    unreachable = make_filter(f"http://127.0.0.1:{free_port()}", timeout_s=2)
+    quiet = Statuses()
+    body = inlet_body("chat-31", "What do I collect?")
+    assert (
+        await unreachable.inlet(copy.deepcopy(body), __user__=off, __event_emitter__=quiet) == body
+    )
+    assert await unreachable.outlet(sent, __user__=off, __event_emitter__=quiet) == sent
+    assert quiet.shown == [] and "Engram" not in caplog.text  # not even tried
+
+    hidden = {**CAROL, "valves": {"enabled": True, "show_status": False}}
+    await wait_for_memory(base_url, ALICE_KEY, "openwebui:owui-carol", "vinyl")
+    answered = await plugin.inlet(copy.deepcopy(body), __user__=hidden, __event_emitter__=quiet)
+    assert "vinyl" in answered["messages"][0]["content"] and quiet.shown == []

@@ -7,6 +7,7 @@ import json
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -178,6 +179,16 @@ async def test_artifact_tools_round_trip(base_url: str):
         assert "not_found" in await failure(bob, "list_artifacts", memory_id=memory_id)
 
 
+async def test_an_empty_text_artifact_breaks_no_artifact_search(base_url: str):
+    """Issue 41, item 2: one empty text artifact made every include_artifacts recall fail."""
+    async with mcp_session(base_url, bearer(ALICE_KEY, agent="archivist")) as session:
+        memory_id = (await call(session, "store", content="notes of the archive"))["memory_id"]
+        for name, text in (("empty.txt", ""), ("blank.md", " \n\t ")):
+            await call(session, "save_artifact", memory_id=memory_id, filename=name, content=text)
+        found = await call(session, "recall", query="archive notes", include_artifacts=True)
+        assert found["artifacts"]["results"] == [] and found["artifacts"]["skipped"] == 0
+
+
 async def test_context_opens_with_the_session_s_latest_messages(base_url: str):
     async with mcp_session(base_url, bearer(ALICE_KEY)) as session:
         said = ["My canoe is green.", "Green canoes blend into the reeds."]
@@ -205,6 +216,24 @@ async def test_bad_arguments_are_named(base_url: str):
         assert "bad_request: memory_id must be a valid UUID" in message
         message = await failure(session, "update", memory_id=str(uuid.uuid4()), importance=2)
         assert "importance" in message
+
+
+async def test_an_id_that_is_a_dot_segment_reaches_no_other_route(base_url: str):
+    """Issue 41, item 5: delete_artifact(M, "..") deleted memory M itself (the URL
+    /memory/M/artifacts/.. resolves to /memory/M) and get_artifact(M, "..") returned it."""
+    async with mcp_session(base_url, bearer(ALICE_KEY)) as session:
+        memory_id = (await call(session, "store", content="kept, whatever the artifact id"))[
+            "memory_id"
+        ]
+        for artifact_id in ("..", "."):
+            for tool in ("get_artifact", "delete_artifact"):
+                message = await failure(session, tool, memory_id=memory_id, artifact_id=artifact_id)
+                assert "bad_request: artifact_id must be a valid UUID" in message, (tool, message)
+        for tool in ("get", "delete", "list_artifacts", "related"):
+            message = await failure(session, tool, memory_id="..")
+            assert "bad_request: memory_id must be a valid UUID" in message, (tool, message)
+        assert (await call(session, "get", memory_id=memory_id))["content"].startswith("kept")
+        assert "not_found" in await failure(session, "remember_status", job_id="..")
 
 
 async def test_importance_takes_the_rest_api_s_levels(base_url: str):
@@ -251,6 +280,12 @@ async def test_tenancy_holds_across_keys_and_agents(base_url: str):
         assert secret["memory_id"] not in [item["id"] for item in found["results"]]
     async with mcp_session(base_url, bearer(ALICE_KEY, agent="planner")) as alice:
         assert (await call(alice, "get", memory_id=secret["memory_id"]))["content"]
+        turns = [{"role": "user", "content": "My locker moved to the second floor"}]
+        job = await call(alice, "remember", messages=turns, session_id="lockers")
+        assert (await call(alice, "remember_status", job_id=job["job_id"]))["job_id"]
+    async with mcp_session(base_url, bearer(ALICE_KEY, agent="writer")) as sibling:
+        message = await failure(sibling, "remember_status", job_id=job["job_id"])
+        assert "not_found" in message
 
 
 async def test_requests_without_a_valid_key_are_refused(base_url: str, tmp_path: Path):
@@ -272,3 +307,30 @@ async def test_requests_without_a_valid_key_are_refused(base_url: str, tmp_path:
         )
     assert missing.status_code == 401 and missing.json()["error"] == "unauthorized"
     assert wrong.status_code == 401 and wrong.json()["message"] == "Invalid API key"
+
+
+async def test_remember_without_a_session_uses_today_s_mcp_session(base_url: str):
+    async with mcp_session(base_url, bearer(ALICE_KEY, agent="desktop")) as session:
+        turns = [{"role": "user", "content": "I keep my bike in the blue shed."}]
+        job = await call(session, "remember", messages=turns)
+        for _ in range(600):  # bounded: the live server's worker runs the job
+            state = await call(session, "remember_status", job_id=job["job_id"])
+            if state["state"] in ("done", "dead"):
+                break
+            await asyncio.sleep(0.1)
+        assert state["state"] == "done", state
+        today = f"mcp-{datetime.now(UTC).date().isoformat()}"
+        block = await call(session, "context", query="bike", session_id=today)
+        assert block["session_messages"] == 1 and "blue shed" in block["context"]
+
+
+async def test_arguments_outside_a_tool_s_schema_answer_in_engram_s_words(base_url: str):
+    async with mcp_session(base_url, bearer(ALICE_KEY)) as session:
+        message = await failure(session, "recall", query="tea", limit=1000)
+        assert "bad_request: Invalid 'limit'" in message
+        message = await failure(session, "recall", limit=3)
+        assert "bad_request: 'query' is required" in message
+        message = await failure(session, "remember", messages="hello")
+        assert "bad_request: Invalid 'messages'" in message
+        for raw in ("validation error", "type=", "errors.pydantic.dev", "Arguments"):
+            assert raw not in message

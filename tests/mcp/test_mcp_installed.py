@@ -24,7 +24,7 @@ pytestmark = [
 
 
 def documented_params(cwd: Path, data_dir: Path) -> StdioServerParameters:
-    """docs/integrations.md's configuration: the embedded default, its own data dir and port."""
+    """docs/mcp.md's stdio configuration: the embedded default, its own data dir and port."""
     env = {
         "PATH": os.environ.get("PATH", ""),
         "HOME": os.environ.get("HOME", str(cwd)),

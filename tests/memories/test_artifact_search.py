@@ -3,12 +3,20 @@ artifacts are found by meaning, only on demand, only in the caller's scope; thei
 is built by the upload's job (or by the search within its budget) and leaves with its file."""
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
 
 import httpx
+import numpy as np
 import pytest
 
-from app.memories.artifact_search import CHUNK_CHARS, chunk_spans
+from app.memories.artifact_search import (
+    CHUNK_CHARS,
+    ChunkIndex,
+    chunk_spans,
+    dump_index,
+    load_index,
+)
 from app.storage.artifacts import INDEX_SUFFIX
 from tests.conftest import ALICE_KEY, BOB_KEY, auth, running_client, test_settings
 from tests.memories.test_artifacts import attach, new_memory, stored_path
@@ -126,7 +134,7 @@ async def test_a_search_builds_a_missing_index_within_its_budget(falkordb_url, t
         aid = created.json()["artifact"]["id"]
         question = "how is the billing database restored?"
         over_budget = (await search(isolated, question))["artifacts"]
-        assert over_budget == {"results": [], "searched": 0, "pending": 1}
+        assert over_budget == {"results": [], "searched": 0, "pending": 1, "skipped": 0}
 
         isolated.app.state.runtime.settings.artifact_search_embed_budget = 256  # type: ignore[attr-defined]
         within = (await search(isolated, question))["artifacts"]
@@ -168,3 +176,81 @@ async def test_many_hits_of_several_artifacts_each_show_their_own_text(client):
     for hit in mine:
         text = made[hit["artifact"]["id"]]
         assert text[hit["offset"] : hit["offset"] + hit["length"]] == hit["content"]
+
+
+async def test_an_empty_or_blank_text_artifact_has_no_chunks_and_breaks_no_search(client):
+    """Issue 41, item 2: an empty text used to fail its index job and every search (a reshape
+    of no vectors)."""
+    memory_id = await new_memory(client)
+    blanks = []
+    for name, text in (("empty.txt", ""), ("blank.md", "  \n\t \n ")):
+        created = await attach(client, memory_id, filename=name, content=text)
+        assert created.status_code == 201, created.text
+        blanks.append(created.json()["artifact"]["id"])
+    for aid in blanks:  # their jobs succeed: an index of no chunks
+        await wait_for_index(client, "alice", memory_id, aid)
+    needle = await attach(client, memory_id, filename="shed.txt", content=NEEDLE)
+    await wait_for_index(client, "alice", memory_id, needle.json()["artifact"]["id"])
+
+    found = (await search(client, "restore the billing database from the snapshot"))["artifacts"]
+    assert found["skipped"] == 0
+    assert any(h["artifact"]["id"] == needle.json()["artifact"]["id"] for h in found["results"])
+    assert not any(h["artifact"]["id"] in blanks for h in found["results"])
+    got = await client.get(f"/memory/{memory_id}/artifacts/{blanks[0]}", headers=ALICE)
+    assert got.status_code == 200 and got.json()["content"] == ""
+
+
+async def test_an_index_that_does_not_hold_together_is_rebuilt(client):
+    memory_id = await new_memory(client)
+    created = await attach(client, memory_id, filename="runbook.md", content=RUNBOOK)
+    meta = created.json()["artifact"]
+    await wait_for_index(client, "alice", memory_id, meta["id"])
+    embedder = client.app.state.runtime.embedder  # type: ignore[attr-defined]
+    index = stored_path(client, "alice", memory_id, meta["id"]).with_name(meta["id"] + INDEX_SUFFIX)
+    for planted in (
+        ChunkIndex(meta["sha256"], embedder.model, [(0, 10), (10, 20)], np.ones((1, 384))),
+        ChunkIndex(meta["sha256"], embedder.model, [(0, 10)], np.ones((1, 3))),
+    ):
+        index.write_bytes(dump_index(planted))
+        found = (await search(client, "how is the billing database restored?"))["artifacts"]
+        assert found["skipped"] == 0
+        assert any(h["artifact"]["id"] == meta["id"] for h in found["results"])
+        rebuilt = load_index(index.read_bytes())
+        assert rebuilt is not None and rebuilt.vectors.shape[1] == embedder.dimension
+
+
+async def test_an_artifact_that_fails_is_left_out_and_reported(falkordb_url, tmp_path):
+    """One artifact whose file cannot be read: recall answers without it (`skipped`), /health
+    counts it, fsck names it, and deleting it clears the report."""
+    settings = test_settings(
+        tmp_path, falkordb_url=falkordb_url, embedding_provider="local", embedding_dimensions=None
+    )
+    async with running_client(settings) as isolated:
+        memory_id = await new_memory(isolated)
+        good = (await attach(isolated, memory_id, filename="a.md", content=NEEDLE)).json()
+        bad = (await attach(isolated, memory_id, filename="b.md", content=NEEDLE)).json()
+        healthy = (await isolated.get("/health")).json()["artifact_search"]
+        assert healthy == {"state": "ok", "broken": 0}
+        path = stored_path(isolated, "alice", memory_id, bad["artifact"]["id"])
+        path.unlink()
+        path.mkdir()  # there, and unreadable as a file
+
+        found = (await search(isolated, "restore the billing database"))["artifacts"]
+        assert found["skipped"] == 1 and found["searched"] == 1
+        assert [h["artifact"]["id"] for h in found["results"]] == [good["artifact"]["id"]]
+        health = (await isolated.get("/health")).json()
+        assert health["status"] == "healthy"
+        assert health["artifact_search"]["state"] == "degraded"
+        assert health["artifact_search"]["broken"] == 1
+        assert health["artifact_search"]["last_error"] == "IsADirectoryError"
+        assert memory_id not in json.dumps(health)
+
+        report = (await isolated.post("/admin/fsck", json={}, headers=ALICE)).json()
+        assert report["counts"].get("broken_artifact_index") == 1
+        assert report["counts"].get("corrupt_artifact") == 1
+
+        path.rmdir()
+        gone = f"/memory/{memory_id}/artifacts/{bad['artifact']['id']}"
+        assert (await isolated.delete(gone, headers=ALICE)).status_code == 200
+        after = (await isolated.get("/health")).json()["artifact_search"]
+        assert (after["state"], after["broken"]) == ("ok", 0)

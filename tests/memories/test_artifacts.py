@@ -4,23 +4,36 @@ pages, download, signed URLs, limits and checks, tenancy, and what deleting does
 import asyncio
 import base64
 import hashlib
+import json
 import time
+import uuid
 from pathlib import Path
 
 import httpx
 import pytest
 
+from app.main import create_app
 from app.memories.artifact_checks import safe_filename
 from app.memories.artifact_links import Grant, sign
 from app.storage.artifacts import owner_dir
-from tests.conftest import AGENT_KEY, ALICE_KEY, BOB_KEY, auth, running_client, test_settings
+from tests.conftest import (
+    ADMIN_KEY,
+    AGENT_KEY,
+    ALICE_KEY,
+    BOB_KEY,
+    auth,
+    running_client,
+    test_settings,
+)
+from tests.live import live_server
 
-ALICE, BOB = auth(ALICE_KEY), auth(BOB_KEY)
+ALICE, BOB, ADMIN = auth(ALICE_KEY), auth(BOB_KEY), auth(ADMIN_KEY)
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4
 
 
 async def new_memory(client: httpx.AsyncClient, headers: dict[str, str] = ALICE) -> str:
-    created = await client.post("/memory", json={"content": "a memory with files"}, headers=headers)
+    body = {"content": f"a memory with files ({uuid.uuid4()})"}  # a new memory, not a duplicate
+    created = await client.post("/memory", json=body, headers=headers)
     assert created.status_code == 201, created.text
     return created.json()["memory_id"]
 
@@ -208,7 +221,8 @@ async def test_a_signed_url_downloads_without_a_key_until_it_expires(
     tampered = url[:-2] + ("AA" if not url.endswith("AA") else "BB")
     assert (await app_client.get(tampered)).status_code == 403
     key = app_client.app.state.stores.artifacts.url_secret()  # type: ignore[attr-defined]
-    expired = sign(Grant("alice", None, memory_id, aid, int(time.time()) - 1), key)
+    alice_key_id = hashlib.sha256(ALICE_KEY.encode()).hexdigest()[:8]
+    expired = sign(Grant("alice", None, memory_id, aid, int(time.time()) - 1, alice_key_id), key)
     answer = await app_client.get("/artifacts/download", params={"token": expired})
     assert answer.status_code == 403 and "expired" in answer.json()["message"]
 
@@ -267,3 +281,185 @@ async def test_ids_must_be_uuids(app_client: httpx.AsyncClient, memory_id: str):
     real = await new_memory(app_client)
     answer = await app_client.get(f"/memory/{real}/artifacts/../../x", headers=ALICE)
     assert answer.status_code in (400, 404)
+
+
+NOT_MEDIA_TYPES = [
+    "text/plain\r\nX-Injected: 1",
+    "text/plain\x0b",
+    "text/plain\n",
+    'text/plain; charset="a\rb"',
+    "text /plain",
+    "text",
+    "text/plain; charset",
+]
+
+
+@pytest.mark.parametrize("declared", NOT_MEDIA_TYPES)
+async def test_a_content_type_that_is_not_a_media_type_is_refused(
+    app_client: httpx.AsyncClient, declared: str
+):
+    """Issue 41, item 4: a JSON upload kept CR/LF/VT in its type (201), and every download of
+    it then broke; JSON and multipart uploads now answer 400 naming content_type."""
+    memory_id = await new_memory(app_client)
+    as_json = await attach(
+        app_client, memory_id, filename="a.txt", content_type=declared, content="x"
+    )
+    as_form = await app_client.post(
+        f"/memory/{memory_id}/artifacts",
+        files={"file": ("a.txt", b"x", "text/plain")},
+        data={"content_type": declared},
+        headers=ALICE,
+    )
+    for answer in (as_json, as_form):
+        assert answer.status_code == 400, answer.text
+        assert answer.json()["error"] == "bad_request"
+        assert "Invalid content_type" in answer.json()["message"]
+    listed = (await app_client.get(f"/memory/{memory_id}/artifacts", headers=ALICE)).json()
+    assert listed["count"] == 0
+
+
+async def test_a_part_whose_own_type_is_not_a_media_type_is_refused(app_client: httpx.AsyncClient):
+    memory_id = await new_memory(app_client)
+    answer = await app_client.post(
+        f"/memory/{memory_id}/artifacts",
+        files={"file": ("a.txt", b"x", "text/plain\x0bx")},
+        headers=ALICE,
+    )
+    assert answer.status_code == 400 and "Invalid content_type" in answer.json()["message"]
+    with_parameters = await attach(
+        app_client,
+        memory_id,
+        filename="n.md",
+        content_type='Text/Markdown ; charset="utf-8"',
+        content="# notes",
+    )
+    assert with_parameters.status_code == 201, with_parameters.text
+    assert with_parameters.json()["artifact"]["content_type"] == "text/markdown"
+
+
+async def test_a_stored_type_that_is_not_a_media_type_is_served_as_bytes(
+    falkordb_url: str, tmp_path: Path
+):
+    """A record stored before types were checked: its signed URL still downloads (over a real
+    HTTP server, whose header writer refused the bad value and dropped the connection), as
+    application/octet-stream, and fsck names it."""
+    settings = test_settings(tmp_path, falkordb_url=falkordb_url)
+    app = create_app(settings)
+    async with live_server(settings, app) as base, httpx.AsyncClient(base_url=base) as client:
+        created = await client.post("/memory", json={"content": "legacy"}, headers=ALICE)
+        memory_id = created.json()["memory_id"]
+        meta = (await attach(client, memory_id, filename="r.txt", content="report")).json()
+        stored = [{**meta["artifact"], "content_type": "text/plain\r\nX-Injected: 1\x0b"}]
+        await app.state.stores.graph.query(
+            "MATCH (m:Memory {id: $id}) SET m.artifacts = $artifacts",
+            {"id": memory_id, "artifacts": json.dumps(stored)},
+        )
+        aid = meta["artifact"]["id"]
+        made = await client.post(f"/memory/{memory_id}/artifacts/{aid}/url", headers=ALICE)
+        assert made.status_code == 200, made.text
+        downloaded = await client.get(made.json()["url"])
+        assert downloaded.status_code == 200 and downloaded.content == b"report"
+        assert downloaded.headers["content-type"] == "application/octet-stream"
+        assert "x-injected" not in downloaded.headers
+
+        report = (await client.post("/admin/fsck", json={}, headers=ALICE)).json()
+        assert report["counts"].get("bad_artifact_type") == 1
+        issue = next(i for i in report["issues"] if i["type"] == "bad_artifact_type")
+        assert issue["ids"] == [memory_id] and aid in issue["detail"]
+
+
+async def raw_request(app: object, method: str, path: str) -> tuple[int, dict]:
+    """One request to the ASGI app with its path exactly as given (httpx resolves dot segments
+    before sending, as most clients do; curl --path-as-is does not)."""
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "root_path": "",
+        "query_string": b"",
+        "headers": [(b"host", b"engram"), (b"authorization", f"Bearer {ALICE_KEY}".encode())],
+        "server": ("engram", 80),
+        "client": ("127.0.0.1", 50000),
+    }
+    sent: list[dict] = []
+
+    async def receive() -> dict:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    await app(scope, receive, send)  # type: ignore[operator]
+    body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+    return sent[0]["status"], json.loads(body)
+
+
+async def test_an_artifact_id_that_is_a_dot_segment_is_refused_as_sent(
+    app_client: httpx.AsyncClient,
+):
+    """A raw `/memory/M/artifacts/..` is the artifact route, which refuses the id before any
+    store is reached; the memory stays."""
+    memory_id = await new_memory(app_client)
+    for method, suffix in (("GET", ""), ("DELETE", ""), ("POST", "/url")):
+        path = f"/memory/{memory_id}/artifacts/..{suffix}"
+        status, body = await raw_request(app_client.app, method, path)  # type: ignore[attr-defined]
+        assert status == 400, (method, body)
+        assert body["message"] == "artifact_id must be a valid UUID"
+    assert (await app_client.get(f"/memory/{memory_id}", headers=ALICE)).status_code == 200
+
+
+def respelled(token: str) -> list[str]:
+    """The token with its signature (or payload) spelled otherwise: characters base64 decoding
+    may skip, padding, and a spare bit of the last character set (the same bytes, decoded
+    leniently)."""
+    payload, signature = token.split(".")
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    last = alphabet[alphabet.index(signature[-1]) ^ 1]  # 32 bytes: 43 characters, 2 spare bits
+    return [
+        f"{payload}.{signature[:10]}!!{signature[10:]}",
+        f"{payload}.{signature}=",
+        f"{payload}.{signature[:10]}={signature[10:]}",
+        f"{payload}.{signature[:-1]}{last}",
+        f"{payload}=.{signature}",
+        f"{payload[:4]}!!{payload[4:]}.{signature}",
+    ]
+
+
+async def test_a_signature_is_read_only_as_written(app_client: httpx.AsyncClient):
+    """Issue 41, item 7: a signed URL verified with '!!' or '=' inserted into its signature."""
+    memory_id = await new_memory(app_client)
+    aid = (await attach(app_client, memory_id, filename="r.txt", content="report")).json()
+    made = await app_client.post(
+        f"/memory/{memory_id}/artifacts/{aid['artifact']['id']}/url", headers=ALICE
+    )
+    token = made.json()["url"].split("token=", 1)[1]
+    ok = await app_client.get("/artifacts/download", params={"token": token})
+    assert ok.status_code == 200
+    for variant in respelled(token):
+        answer = await app_client.get("/artifacts/download", params={"token": variant})
+        assert answer.status_code == 403, variant
+        assert answer.json()["message"] == "This download link is not valid"
+
+
+async def test_a_signed_url_stops_working_when_its_key_is_revoked(app_client: httpx.AsyncClient):
+    """Issue 41, item 7: a URL made with a runtime key kept working for up to 7 days after
+    the key was revoked."""
+    made_key = await app_client.post("/admin/keys", json={"user_id": "alice"}, headers=ADMIN)
+    assert made_key.status_code == 201, made_key.text
+    key = auth(made_key.json()["api_key"])
+    memory_id = await new_memory(app_client, key)
+    aid = (await attach(app_client, memory_id, key, filename="r.txt", content="report")).json()
+    path = f"/memory/{memory_id}/artifacts/{aid['artifact']['id']}/url"
+    url = (await app_client.post(path, json={"expires_in": 7 * 86_400}, headers=key)).json()["url"]
+    by_alice = (await app_client.post(path, headers=ALICE)).json()["url"]
+    assert (await app_client.get(url)).status_code == 200
+
+    revoked = await app_client.delete(f"/admin/keys/{made_key.json()['key_id']}", headers=ADMIN)
+    assert revoked.status_code == 200, revoked.text
+    answer = await app_client.get(url)
+    assert answer.status_code == 403 and "revoked" in answer.json()["message"]
+    assert (await app_client.get(by_alice)).status_code == 200  # another key's link stays

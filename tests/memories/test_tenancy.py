@@ -201,6 +201,73 @@ async def test_enrichment_status_counts_only_the_callers_memories(app_client: ht
     assert before["admin"] >= before["alice"] + before["bob"]
 
 
+async def test_a_remember_job_is_read_only_by_the_scope_that_made_it(
+    app_client: httpx.AsyncClient,
+):
+    """Issue 41, item 6: a sibling agent that knew a job id read another agent's /remember job
+    (the ids it stored). The job is the scope's that made it: user and agent."""
+    body = {"messages": [{"role": "user", "content": "I moved to Lisbon"}], "session_id": "s"}
+    made = await app_client.post("/remember", json=body, headers=auth(ALICE_KEY, "planner"))
+    assert made.status_code == 202, made.text
+    path = f"/remember/jobs/{made.json()['job_id']}"
+
+    assert (await app_client.get(path, headers=auth(ALICE_KEY, "planner"))).status_code == 200
+    for other in (
+        auth(ALICE_KEY, "writer"),  # a sibling agent
+        auth(ALICE_KEY, "planner:sub"),  # a sub-agent
+        auth(ALICE_KEY),  # the user, with no agent
+        BOB,
+    ):
+        answer = await app_client.get(path, headers=other)
+        assert answer.status_code == 404, (other, answer.text)
+        assert answer.json()["error"] == "not_found"
+
+    shared = await app_client.post("/remember", json=body, headers=ALICE)
+    shared_path = f"/remember/jobs/{shared.json()['job_id']}"
+    assert (await app_client.get(shared_path, headers=ALICE)).status_code == 200
+    sibling = await app_client.get(shared_path, headers=auth(ALICE_KEY, "planner"))
+    assert sibling.status_code == 404
+
+
+async def test_health_counts_the_memories_the_callers_scope_sees(app_client: httpx.AsyncClient):
+    """Issue 41, item 8: /health's memory_count was the user-wide count in every agent scope."""
+
+    async def counted(agent: str | None) -> int:
+        answer = await app_client.get("/health", headers=auth(ALICE_KEY, agent))
+        assert answer.status_code == 200, answer.text
+        return answer.json()["memory_count"]
+
+    scopes = (None, "counter", "counter:sub", "other-counter")
+    before = {agent: await counted(agent) for agent in scopes}
+    await create_as(app_client, "counter", "the counter agent's own")
+    await create_as(app_client, "counter", "its sub-agent's", agent_id="counter:sub")
+    after = {agent: await counted(agent) for agent in scopes}
+    assert after == {
+        None: before[None],
+        "counter": before["counter"] + 2,
+        "counter:sub": before["counter:sub"] + 1,
+        "other-counter": before["other-counter"],
+    }
+
+    await create_as(app_client, None, "shared by every agent")
+    assert {agent: await counted(agent) for agent in scopes} == {
+        agent: count + 1 for agent, count in after.items()
+    }
+    admin = (await app_client.get("/health", headers=auth(ADMIN_KEY))).json()["memory_count"]
+    assert admin >= after["counter"] + 1
+
+
+async def test_health_with_an_agent_outside_the_keys_prefix_is_refused(
+    app_client: httpx.AsyncClient,
+):
+    outside = await app_client.get("/health", headers=auth(AGENT_KEY, "cursor"))
+    assert outside.status_code == 403 and outside.json()["error"] == "forbidden"
+    inside = await app_client.get("/health", headers=auth(AGENT_KEY, "openwebui:bob"))
+    assert inside.status_code == 200 and inside.json()["memory_count"] >= 0
+    responses = (await app_client.get("/openapi.json")).json()["paths"]["/health"]["get"]
+    assert {"400", "401", "403"} <= set(responses["responses"])
+
+
 async def test_an_unreadable_record_is_seen_and_repaired_only_in_its_owners_scope(
     app_client: httpx.AsyncClient,
 ):

@@ -115,7 +115,7 @@ async def test_a_time_outside_the_utc_calendar_is_400_naming_the_field(
     assert response.status_code == 400, response.text
     assert f"Invalid '{field}'" in response.json()["message"]
     assert "years 1–9999" in response.json()["message"]
-    stored = await create(app_client, content="patched later")
+    stored = await create(app_client, content=f"patched later: {field} {value}")  # a new one each
     patch = await app_client.patch(f"/memory/{stored['memory_id']}", json={field: value}, headers=H)
     assert patch.status_code == 400, patch.text
     assert f"Invalid '{field}'" in patch.json()["message"]

@@ -102,7 +102,7 @@ async def test_keys_and_errors_are_declared(app_client: httpx.AsyncClient):
     assert {"413", "429"} <= set(every["POST /remember"]["responses"])
     health = every["GET /health"]
     # 400: every route's headers pass the text guard (app/http_guard.py).
-    assert set(health["responses"]) == {"200", "400", "401"} and {} in health["security"]
+    assert set(health["responses"]) == {"200", "400", "401", "403"} and {} in health["security"]
     for keyed in ("POST /memory", "POST /memory/batch", "POST /associate", "POST /remember"):
         assert {"409", "413"} <= set(every[keyed]["responses"]), keyed  # Idempotency-Key, size
 

@@ -76,3 +76,26 @@ async def test_context_block_is_delimited_escaped_and_within_budget(app_client: 
         )
     ).json()
     assert tiny["truncated"] is True and tiny["tokens_estimated"] <= 60
+
+
+async def test_context_without_the_shared_scope_keeps_the_agent_s_own(
+    app_client: httpx.AsyncClient,
+):
+    async def store(content: str, agent: str | None) -> str:
+        body = {"content": content, "pinned": True, "type": "Fact"}
+        stored = await app_client.post("/memory", json=body, headers=auth(BOB_KEY, agent=agent))
+        assert stored.status_code == 201, stored.text
+        return stored.json()["memory_id"]
+
+    shared = await store("Bob's team shares the printer code 7788", None)
+    own = await store("Bob's planner keeps the printer queue short", "planner")
+    ask = {"query": "printer", "include_core": True}
+    headers = auth(BOB_KEY, agent="planner")
+    everything = (await app_client.post("/recall/context", json=ask, headers=headers)).json()
+    assert {shared, own} <= set(everything["memory_ids"])
+    answer = await app_client.post("/recall/context", json=ask | {"shared": False}, headers=headers)
+    assert own in answer.json()["memory_ids"] and shared not in answer.json()["memory_ids"]
+    refused = await app_client.post(
+        "/recall/context", json=ask | {"shared": False}, headers=auth(BOB_KEY)
+    )
+    assert refused.status_code == 400 and "X-Agent-Id" in refused.json()["message"]

@@ -200,6 +200,9 @@ def test_a_sub_query_match_counts_for_its_share():
         ("Really?? No way... tell me more", 1 / 3),
         ("The build takes 3.5 minutes, why?", 1.0),
         ("", 0.0),
+        # a turn that states something and asks is evidence of what it states
+        ("I just switched to a Ford F-150 pickup model. Any tips on decals?", 0.0),
+        ("Any tips on decals? I just switched to a Ford F-150 pickup model", 0.0),
     ],
 )
 def test_question_share_counts_sentences_that_ask(content: str, share: float):
@@ -226,3 +229,31 @@ def test_a_memory_that_asks_loses_a_share_of_its_score():
     assert unchanged.score == pytest.approx(told.score)
     pure = rank.score(candidate, question, now=NOW, weights=W, channels=["dense"], adjust=False)
     assert "question" not in pure.components
+
+
+def _scored(memory: dict, **asked) -> rank.Scored:
+    candidate = rank.Candidate("m", ranks={"dense": 0, "bm25": 0})
+    return rank.score(candidate, memory, now=NOW, weights=W, channels=["dense", "bm25"], **asked)
+
+
+def test_a_memory_of_the_other_speaker_loses_a_share():
+    said = {"content": "My dog is called Max.", "role": "user"}
+    echoed = {"content": "Max is a lovely name for your dog!", "role": "assistant"}
+    mine, theirs = _scored(said, speaker="user"), _scored(echoed, speaker="user")
+    assert "speaker" not in mine.components
+    assert theirs.components["speaker"] == pytest.approx(-W.speaker * _scored(echoed).score)
+    assert theirs.score < mine.score
+    # asked for what the assistant said, the user's turn gives way instead
+    assert _scored(said, speaker="assistant").score < _scored(echoed, speaker="assistant").score
+    assert "speaker" not in _scored(echoed).components  # a question about no one in particular
+
+
+def test_about_the_user_the_newer_candidate_counts_more():
+    newest = datetime(2023, 5, 30, tzinfo=UTC)
+    new = {"content": "I switched to a Ford F-150 model", "timestamp": "2023-05-30T00:00:00+00:00"}
+    old = {**new, "timestamp": "2023-04-30T00:00:00+00:00"}
+    assert _scored(new, speaker="user", newest=newest).components["newer"] == pytest.approx(W.newer)
+    aged = _scored(old, speaker="user", newest=newest).components["newer"]
+    assert aged == pytest.approx(W.newer * 0.5 ** (30 / W.newer_half_life_days))
+    assert "newer" not in _scored(old, speaker="assistant", newest=newest).components
+    assert "newer" not in _scored(old, newest=newest).components

@@ -16,6 +16,7 @@ FACTS = [
     "Alice is allergic to peanuts",
     "Alice's daughter plays the violin in the school orchestra",
     "Alice prefers window seats on long flights",
+    "hey, I am Marta, UX designer at a small fintech in Lisbon",
 ]
 OFF_TOPIC = [
     "What is the capital of Peru?",
@@ -117,6 +118,23 @@ def test_the_gate_asks_for_a_strong_match():
     assert evidence.is_strong(_evidence(0.0, 0), off) and evidence.passes_floor(
         _evidence(None, 0), off
     )
+
+
+async def test_nothing_the_user_stated_is_hidden_from_a_question_about_them(small_store):
+    client, ids = small_store
+    body = (await client.get("/recall", params={"query": "what's my name?"}, headers=H)).json()
+    assert body["relevant"] is True
+    assert body["results"][0]["id"] == ids[3]
+
+
+def test_about_the_user_a_memory_about_the_user_needs_less_similarity():
+    limits = evidence.Thresholds(floor=0.25, gate=0.4)
+    mine = evidence.Evidence(similarity=0.2, terms=0, query_terms=2, about_asker=True)
+    theirs = evidence.Evidence(similarity=0.2, terms=0, query_terms=2)
+    assert evidence.passes_floor(mine, limits) and evidence.is_strong(mine, limits)
+    assert not evidence.passes_floor(theirs, limits) and not evidence.is_strong(theirs, limits)
+    too_far = evidence.Evidence(similarity=0.1, terms=0, query_terms=2, about_asker=True)
+    assert not evidence.passes_floor(too_far, limits) and not evidence.is_strong(too_far, limits)
 
 
 def test_as_of_scores_a_zero_keyword_score_without_dividing_by_it():

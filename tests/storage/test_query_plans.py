@@ -12,7 +12,7 @@ import pytest
 
 from app.relation_types import REGISTRY
 from app.scope import Scope
-from app.storage import api_keys, compact, relations
+from app.storage import api_keys, compact, duplicates, relations
 from app.storage import cypher as queries
 from app.storage import enrichment as entities
 from app.storage.graph import GraphStore
@@ -115,3 +115,13 @@ async def test_api_key_look_ups_use_their_index(graph: GraphStore, cypher: str, 
     steps = await plan(graph, cypher, params)
     scans = [step for step in steps if "Scan |" in step]
     assert scans == ["Node By Index Scan | (k:ApiKey)"], steps
+
+
+async def test_the_duplicate_look_up_starts_from_the_content_hash_index(graph: GraphStore):
+    """POST /memory's lookup of a current memory with the same content is an index seek, not a
+    scan of the user's memories (and so is its tombstone check)."""
+    row = {"id": "a", "user_id": "ann", "content": "x", "layer": "consolidated", "role": "user"}
+    params = {"row": row, "hash": "h", "actor": "t", "now": "2026", **SCOPE}
+    steps = await plan(graph, duplicates.STORE_UNLESS_DUPLICATE, params)
+    scans = sorted(step for step in steps if "Scan |" in step)
+    assert scans == ["Node By Index Scan | (d:Memory)", "Node By Index Scan | (t:Tombstone)"]

@@ -3,6 +3,7 @@
 
 const KEY = "engram.console.key";
 const AGENT = "engram.console.agent";
+const MODE = "engram.console.mode";
 
 export class ApiError extends Error {
   constructor(status, kind, message) {
@@ -15,13 +16,17 @@ export class ApiError extends Error {
 export const session = {
   key: () => sessionStorage.getItem(KEY),
   agent: () => sessionStorage.getItem(AGENT) || "",
-  save(key, agent) {
+  // "user" (a user's key) or "operator" (the admin key)
+  mode: () => sessionStorage.getItem(MODE) || "user",
+  save(key, agent, mode = "user") {
     sessionStorage.setItem(KEY, key);
+    sessionStorage.setItem(MODE, mode);
     if (agent) sessionStorage.setItem(AGENT, agent);
     else sessionStorage.removeItem(AGENT);
   },
   clear() {
     sessionStorage.removeItem(KEY);
+    sessionStorage.removeItem(MODE);
     sessionStorage.removeItem(AGENT);
   },
 };
@@ -73,3 +78,28 @@ export function query(params) {
 }
 
 export const memoryPath = (id) => `/memory/${encodeURIComponent(id)}`;
+
+// A JSON Lines body (GET /me/export) as a Blob, with the stored key.
+export async function download(path) {
+  const response = await fetch(path, { headers: headers(session.key(), session.agent(), false), credentials: "omit", cache: "no-store" });
+  if (!response.ok) throw await failure(response);
+  return response.blob();
+}
+
+// Runs `work` on every item, `width` at a time; the outcomes in the items' order.
+export async function eachOf(items, width, work) {
+  const outcomes = new Array(items.length);
+  let next = 0;
+  async function lane() {
+    while (next < items.length) {
+      const at = next++;
+      try {
+        outcomes[at] = { ok: true, value: await work(items[at]) };
+      } catch (error) {
+        outcomes[at] = { ok: false, error };
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(width, items.length) }, lane));
+  return outcomes;
+}

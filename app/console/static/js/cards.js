@@ -20,23 +20,38 @@ function badges(memory) {
   ];
 }
 
+function meta(memory) {
+  return el(
+    "p",
+    { className: "meta" },
+    el("span", { text: memory.type }),
+    el("span", { text: `importance ${number(memory.importance, 2)}` }),
+    el("span", { text: when(memory.timestamp) }),
+    memory.agent_id ? el("span", { text: `agent ${memory.agent_id}` }) : null,
+    badges(memory),
+    tagList(memory.tags),
+  );
+}
+
 export function memoryCard(memory, ...extra) {
   return el(
     "article",
     { className: "memory", "data-id": memory.id },
     el("p", { className: "content", text: memory.content }),
-    el(
-      "p",
-      { className: "meta" },
-      el("span", { text: memory.type }),
-      el("span", { text: `importance ${number(memory.importance, 2)}` }),
-      el("span", { text: when(memory.timestamp) }),
-      badges(memory),
-      tagList(memory.tags),
-    ),
+    meta(memory),
     extra,
-    el("button", { type: "button", className: "open", text: "Open", onclick: () => openMemory(memory.id) }),
+    el("button", { type: "button", className: "open", text: "Open", "aria-label": `Open ${memory.content.slice(0, 60)}`, onclick: () => openMemory(memory.id) }),
   );
+}
+
+// Every list showing this memory shows its current state (after an edit, pin or archive).
+export function refreshCards(memory) {
+  for (const card of document.querySelectorAll(`article.memory[data-id="${CSS.escape(memory.id)}"]`)) {
+    const content = card.querySelector(".content");
+    if (content) content.textContent = memory.content;
+    const old = card.querySelector(".meta");
+    if (old) old.replaceWith(meta(memory));
+  }
 }
 
 export function emptyNote(text) {

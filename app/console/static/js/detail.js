@@ -3,7 +3,7 @@
 
 import { memoryPath, query, request } from "./api.js";
 import { $, clear, el, facts, number, reportError, setStatus, when } from "./dom.js";
-import { openEntity, openMemory } from "./cards.js";
+import { openEntity, openMemory, refreshCards } from "./cards.js";
 
 const link = (id) => el("button", { type: "button", className: "link", text: id, onclick: () => openMemory(id) });
 const links = (ids) => (ids && ids.length ? el("span", {}, ids.map(link)) : null);
@@ -54,6 +54,7 @@ async function change(memory, patch, done) {
   try {
     await request("PATCH", memoryPath(memory.id), { ...patch, expected_version: memory.version });
     await showMemory(memory.id);
+    document.dispatchEvent(new CustomEvent("console:memories-changed"));
     setStatus(done);
   } catch (error) {
     reportError(error);
@@ -86,6 +87,7 @@ async function remove(memory) {
   try {
     await request("DELETE", memoryPath(memory.id));
     document.querySelectorAll(`article.memory[data-id="${CSS.escape(memory.id)}"]`).forEach((card) => card.remove());
+    document.dispatchEvent(new CustomEvent("console:memories-changed"));
     await showMemory(memory.id);
     setStatus("Deleted: hidden from every read; its tombstone and last revision remain");
   } catch (error) {
@@ -151,6 +153,8 @@ export async function showMemory(id) {
     ];
     clear(panel).append(...parts);
     panel.hidden = false;
+    if (memory) refreshCards(memory);
+    if (window.matchMedia("(max-width: 900px)").matches) panel.scrollIntoView({ block: "start" });
   } catch (error) {
     reportError(error);
   }

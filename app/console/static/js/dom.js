@@ -55,3 +55,22 @@ export function facts(pairs) {
   }
   return list;
 }
+
+const SVG = "http://www.w3.org/2000/svg";
+
+// An SVG element: attributes are presentation attributes, not inline style, so the policy
+// lets them through.
+export function svg(tag, attrs = {}, ...children) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null) continue;
+    if (name === "text") node.textContent = String(value);
+    else node.setAttribute(name, String(value));
+  }
+  for (const child of children.flat()) if (child) node.append(child);
+  return node;
+}
+
+export function plural(count, one, many = `${one}s`) {
+  return `${count} ${count === 1 ? one : many}`;
+}

@@ -1,0 +1,2 @@
+export { Artifacts, Engram, Memories } from "./client.js";
+export * from "./errors.js";
