@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Annotated, Any, Protocol, TypeVar
 
 from fastapi import Depends, Header, Request
+from pydantic import BeforeValidator
 
 from app.auth import Principal, resolve_scope
 from app.auth.runtime_keys import Authenticator, RuntimeKeys
@@ -22,8 +23,11 @@ from app.jobs.queue import JobQueue
 from app.llm import LLMClient
 from app.scope import Scope
 from app.storage import Stores
+from app.validation import strict_bool
 
 Dependency = TypeVar("Dependency", bound=Callable[..., Any])
+# A boolean query parameter: true/false/1/0 only (pydantic alone also takes yes/on/y/t...).
+QueryBool = Annotated[bool, BeforeValidator(strict_bool, json_schema_input_type=bool)]
 _FROM_RUNTIME: set[Callable[..., Any]] = set()
 
 

@@ -13,10 +13,13 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from app.errors import AppError, RateLimited, StoreUnavailable
 from app.http_guard import STORE_RETRY_AFTER_S
 from app.storage.outage import COUNTS
+
+METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 
 
 def error_response(status: int, kind: str, message: str) -> JSONResponse:
@@ -93,10 +96,33 @@ def install_error_handlers(app: FastAPI) -> None:
         return error_response(400, "bad_request", message)
 
     @app.exception_handler(StarletteHTTPException)
-    async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         kinds = {404: "not_found", 405: "method_not_allowed", 413: "payload_too_large"}
         response = error_response(
-            exc.status_code, kinds.get(exc.status_code, "http_error"), str(exc.detail)
+            exc.status_code, kinds.get(exc.status_code, "http_error"), _said(request, exc)
         )
-        response.headers.update(exc.headers or {})  # e.g. a 405's Allow
+        response.headers.update(exc.headers or {})
+        if exc.status_code == 405:
+            response.headers["Allow"] = ", ".join(routed_methods(request))
         return response
+
+
+def routed_methods(request: Request) -> list[str]:
+    """Every method some route takes at the request's path. Starlette's 405 names only the
+    methods of the first route there (`/memory/{id}`: GET, though PATCH and DELETE are routed
+    too, each by a route of its own)."""
+    found = []
+    for method in METHODS:
+        scope = {**request.scope, "method": method}
+        if any(route.matches(scope)[0] == Match.FULL for route in request.app.router.routes):
+            found.append(method)
+    return found
+
+
+def _said(request: Request, exc: StarletteHTTPException) -> str:
+    """The exception's detail; for no route at a path that ends with a slash, why."""
+    path = request.url.path
+    unrouted = exc.status_code == 404 and exc.detail == "Not Found"
+    if unrouted and len(path) > 1 and path.endswith("/"):
+        return f"No route at {path[:200]}: Engram's paths end without a slash"
+    return str(exc.detail)

@@ -105,6 +105,9 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
         lifespan=lifespan,
         generate_unique_id_function=operation_id,
         dependencies=[Depends(reject_bad_text)],
+        # No redirect to the path without (or with) a trailing slash: its Location would be
+        # built from the request's Host header. Such a path is a 404 saying so (http_errors).
+        redirect_slashes=False,
         docs_url=None,  # mount_docs serves them without a CDN
         redoc_url=None,
     )

@@ -125,3 +125,18 @@ def media_type_essence(value: str) -> str | None:
         return None
     found = MEDIA_TYPE.fullmatch(value)
     return f"{found.group(1)}/{found.group(2)}".lower() if found else None
+
+
+# A boolean in a query string: these four spellings, any case; anything else ("yes", "on") is a
+# 400 rather than a guess.
+QUERY_TRUE, QUERY_FALSE = frozenset({"true", "1"}), frozenset({"false", "0"})
+
+
+def strict_bool(value: Any) -> bool:
+    """A query string's boolean, or ValueError (for pydantic validators)."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in QUERY_TRUE or text in QUERY_FALSE:
+        return text in QUERY_TRUE
+    raise ValueError(f"must be true or false (or 1 or 0), not {str(value)[:40]!r}")

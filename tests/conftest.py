@@ -4,9 +4,10 @@ Nothing here is mocked: the server is redis-server with the FalkorDB module, the
 the real Qdrant Edge engine (or qdrant-client's local mode, the stand-in for a Qdrant server).
 """
 
+import os
 import socket
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -16,6 +17,7 @@ import pytest
 from app.config import Settings
 from app.main import create_app
 from app.storage.falkordb_server import EmbeddedFalkorDB
+from tests import processes
 
 ALICE_KEY = "alice-key-0123456789abcdef"
 BOB_KEY = "bob-key-0123456789abcdef"
@@ -47,6 +49,21 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if store_fixtures & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.integration)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_server_left_behind(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Fails the session, loudly, if a redis-server or Engram it started outlives it (and kills
+    them): set up first, so torn down after every other fixture has stopped its servers."""
+    root = tmp_path_factory.getbasetemp()
+    yield
+    strays = processes.left_running(os.getpid(), root)
+    if strays:
+        processes.kill(strays)
+        pytest.fail(
+            "the test session left servers running (killed now): "
+            + "; ".join(str(s) for s in strays)
+        )
 
 
 @pytest.fixture(scope="session")

@@ -24,6 +24,7 @@ from typing import IO, Any
 import httpx
 from pydantic import ValidationError
 
+from app.children import popen_tied
 from app.cli.errors import FAILED, CliError
 from app.config import Settings
 from app.storage.ownership import held_by
@@ -82,7 +83,7 @@ def start(data_dir: Path) -> EmbeddedServer:
     # The server's stderr is read only if it fails to start (then its reason is the message).
     with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as log:
         command = [sys.executable, "-m", "app"]
-        process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=log)
+        process = popen_tied(command, env=env, stdout=subprocess.DEVNULL, stderr=log)
         server = EmbeddedServer(f"http://127.0.0.1:{port}", key, process)
         deadline = time.monotonic() + START_TIMEOUT_S
         while not _answers(server.url):

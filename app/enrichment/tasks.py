@@ -7,7 +7,6 @@ again rather than written from stale content. A failure raises, so the job queue
 backoff and, after the last attempt, keeps it in the dead letters (AutoMem's retries dropped work).
 """
 
-import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -27,6 +26,7 @@ from app.scope import Scope
 from app.storage import Stores
 from app.storage import enrichment as store
 from app.storage.mirror import vector_payload
+from app.storage.records import json_property
 from app.storage.vectors import VectorFilter, VectorPointNotFound
 
 log = logging.getLogger(__name__)
@@ -180,7 +180,7 @@ def _row(
         "tags": tags,
         "tag_prefixes": tag_prefixes(tags),
         "summary": summarize(memory.content),
-        "metadata": _json(metadata),
+        "metadata": json_property("metadata", metadata),
         "type": memory_type,
         "confidence": confidence,
         "entities": [{"category": e.category, "slug": e.slug, "name": e.name} for e in entities],
@@ -197,10 +197,6 @@ def _by_category(entities: list[Entity]) -> dict[str, list[str]]:
     for entity in entities:
         grouped.setdefault(entity.category, []).append(entity.name)
     return grouped
-
-
-def _json(value: dict[str, Any]) -> str:
-    return json.dumps(value, separators=(",", ":"))
 
 
 async def _link(

@@ -10,6 +10,9 @@ the others need a person):
 * broken_validity: `t_invalid` not after `t_valid`; proposed: correct or clear `t_invalid`;
 * invalid: a node that fails the memory model (types, ranges, JSON fields); proposed: edit or
   delete it;
+* unreadable_property: a JSON property (metadata, labels, source, artifacts) whose stored value
+  does not parse as the JSON object (list) it holds, e.g. '': reads take it as empty (and log
+  it); safe fix: set it to its empty value;
 * prompt_injection: stored text that reads as instructions to a model; safe fix: archive it
   (quarantine);
 * dangling_reference: `consolidated_into`, `superseded_by` or `derived_from` naming a deleted
@@ -50,6 +53,7 @@ from app.lifecycle.fsck_checks import (
     injections,
     invalid,
     stored_from,
+    unreadable,
 )
 from app.lifecycle.fsck_llm import confirm
 from app.models import to_iso
@@ -230,6 +234,7 @@ async def run_fsck(
         + contradictions(memories, now)
         + broken_validity(memories)
         + invalid(memories)
+        + unreadable(memories)
         + injections(memories)
         + await dangling_references(stores, memories)
         + await missing_vectors(stores, memories)
@@ -244,7 +249,7 @@ async def run_fsck(
         contents = {m.props["id"]: str(m.props.get("content", "")) for m in memories}
         calls = await confirm(deps.llm, findings, contents, llm_calls)
     if apply:
-        await repair(deps, findings, {m.props["id"]: m.props for m in memories}, now)
+        await repair(deps, findings, {m.props["id"]: m for m in memories}, now)
     counts: dict[str, int] = defaultdict(int)
     for finding in findings:
         counts[finding.type] += 1
@@ -262,12 +267,14 @@ async def run_fsck(
 
 
 async def repair(
-    deps: Any, findings: list[Finding], props: dict[str, dict[str, Any]], now: datetime
+    deps: Any, findings: list[Finding], stored: dict[str, Stored], now: datetime
 ) -> None:
     """Applies the safe fixes; marks each finding repaired."""
     stores: Stores = deps.stores
+    props = {memory_id: m.props for memory_id, m in stored.items()}
     stamp = to_iso(now)
     archive, clear, embed, points, files, indexes = [], [], [], [], [], []
+    unparsed: list[dict[str, Any]] = []
     for f in findings:
         if not f.safe:
             continue
@@ -278,6 +285,8 @@ async def repair(
         elif f.type == "dangling_reference":
             gone = f.detail.split(": ", 1)[1].split(", ")
             clear.append({"id": f.ids[0], "user_id": props[f.ids[0]]["user_id"], "gone": gone})
+        elif f.type == "unreadable_property":
+            unparsed += _unparsed_rows(props[f.ids[0]], stored[f.ids[0]].unreadable)
         elif f.type == "missing_vector":
             embed.append({"id": f.ids[0], "user_id": props[f.ids[0]]["user_id"]})
         elif f.type == "orphan_vector":
@@ -299,6 +308,7 @@ async def repair(
     archived = await lifecycle_store.archive(stores.graph, rows, actor=ACTOR, now=stamp)
     await mirror_payloads(stores, archived)
     await store.clear_references(stores.graph, clear)
+    await store.reset_unreadable(stores.graph, unparsed)
     await store.mark_unembedded(stores.graph, embed)
     owners: dict[str, list[str]] = defaultdict(list)
     for row in embed:
@@ -312,6 +322,13 @@ async def repair(
     if files and stores.artifacts is not None:
         await asyncio.to_thread(_discard, stores.artifacts, files)
     await rebuild_indexes(stores, indexes)
+
+
+def _unparsed_rows(props: dict[str, Any], values: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        {"id": props["id"], "user_id": props["user_id"], "key": key, "stored": value}
+        for key, value in values.items()
+    ]
 
 
 def _discard(files: ArtifactStore, details: list[str]) -> None:

@@ -1,18 +1,18 @@
 """fsck's checks of the stored memories themselves: duplicates, contradictions, broken validity,
-records the model refuses, and text that addresses a model (pure: memories in, findings out)."""
+records the model refuses, JSON properties that do not parse, and text that addresses a model
+(pure: memories in, findings out)."""
 
-import json
 import re
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from pydantic import ValidationError
 
 from app.models import Memory, to_iso
-from app.storage.records import properties_to_dict
+from app.storage.records import properties_to_dict, unreadable_properties
 
 # Text that addresses a model rather than recording a memory.
 INJECTION_PATTERNS = [
@@ -46,23 +46,22 @@ class Finding:
 class Stored:
     """One memory as read for checking."""
 
-    props: dict[str, Any]  # JSON fields parsed where they parse
+    props: dict[str, Any]  # JSON fields parsed (read as empty where they do not parse)
     replaced: bool
     invalid: str | None = None
+    unreadable: dict[str, Any] = field(default_factory=dict)  # JSON property -> stored value
 
 
 def stored_from(props: dict[str, Any], replaced: bool) -> Stored:
+    unreadable = {key: props[key] for key in unreadable_properties(props)}
+    parsed = properties_to_dict(props)
     try:
         # The model itself, not the reads' leniency (a missing timestamp is a finding here).
-        Memory.model_validate(properties_to_dict(props))
-    except (ValidationError, ValueError) as exc:
+        Memory.model_validate(parsed)
+    except ValidationError as exc:
         problem = str(exc).splitlines()[0:3]
-        try:
-            parsed = properties_to_dict(props)
-        except json.JSONDecodeError:
-            parsed = dict(props)
-        return Stored(parsed, replaced, "; ".join(problem))
-    return Stored(properties_to_dict(props), replaced)
+        return Stored(parsed, replaced, "; ".join(problem), unreadable)
+    return Stored(parsed, replaced, unreadable=unreadable)
 
 
 def normalised(content: str) -> str:
@@ -152,6 +151,21 @@ def invalid(memories: Iterable[Stored]) -> list[Finding]:
         )
         for m in memories
         if m.invalid is not None
+    ]
+
+
+def unreadable(memories: Iterable[Stored]) -> list[Finding]:
+    """JSON properties whose stored value does not parse (reads take them as empty)."""
+    return [
+        Finding(
+            "unreadable_property",
+            [m.props.get("id", "?")],
+            f"not valid JSON, read as empty: {', '.join(sorted(m.unreadable))}",
+            "set each to its empty value ({} or no artifacts)",
+            True,
+        )
+        for m in memories
+        if m.unreadable
     ]
 
 

@@ -6,7 +6,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 
-from app.deps import JobsDep, PrincipalDep, ScopeDep, SettingsDep, StoresDep
+from app.deps import JobsDep, PrincipalDep, QueryBool, ScopeDep, SettingsDep, StoresDep
 from app.http_idempotency import IdempotencyKey, Reply, respond_once
 from app.memories import service
 from app.memories.dependencies import MemoryIdDep, TagsDep, TtlDefaultsDep
@@ -142,7 +142,7 @@ async def list_by_tag(
         int, Query(description="Page size, clamped to 1–200 (AutoMem's rule); see `limit`.")
     ] = 20,
     offset: Annotated[int, Query(ge=0, le=MAX_OFFSET, description="Page start.")] = 0,
-    include_archived: Annotated[bool, Query(description="Archived memories too.")] = False,
+    include_archived: Annotated[QueryBool, Query(description="Archived memories too.")] = False,
 ) -> ByTagResponse:
     """Memories having any of the tags, most important first."""
     limit = min(max(limit, 1), 200)
@@ -206,7 +206,7 @@ async def delete_memory(
     principal: PrincipalDep,
     jobs: JobsDep,
     settings: SettingsDep,
-    erase: bool = False,
+    erase: QueryBool = False,
 ) -> DeleteResponse:
     """Deletes a memory from every read; a tombstone and the final revision remain.
 

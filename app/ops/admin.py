@@ -15,6 +15,7 @@ from app.deps import (
     JobsDep,
     LLMDep,
     PrincipalDep,
+    QueryBool,
     RememberStatsDep,
     SettingsDep,
     StoresDep,
@@ -197,7 +198,7 @@ async def enrichment_status(
 
 
 WaitQuery = Annotated[
-    bool | None,
+    QueryBool | None,
     Query(
         description="true: wait for the job (up to ENGRAM_REEMBED_WAIT_S) and answer 200 with "
         "its result; false: answer 202 at once; absent: wait when at most "

@@ -10,7 +10,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import FileResponse, JSONResponse
 from starlette.background import BackgroundTask
 
-from app.deps import AdminDep, EmbedderDep, JobsDep, SettingsDep, StoresDep
+from app.deps import AdminDep, EmbedderDep, JobsDep, QueryBool, SettingsDep, StoresDep
 from app.memories.tasks import EmbedDeps
 from app.ops.backup import BackupSource, create_backup, parse_include
 from app.ops.recover import recover_from_vectors
@@ -64,7 +64,7 @@ async def restore(
     jobs: JobsDep,
     settings: SettingsDep,
     _: AdminDep,
-    force: bool = False,
+    force: QueryBool = False,
 ) -> JSONResponse:
     """Restores a backup archive (the request body) into this server, which must be empty
     unless `force` (then everything it holds is replaced), and proves the result."""
@@ -91,7 +91,7 @@ async def recover(
     jobs: JobsDep,
     settings: SettingsDep,
     admin: AdminDep,
-    force: bool = False,
+    force: QueryBool = False,
 ) -> dict[str, Any]:
     """Rebuilds the memories of a lost graph from the vector points (content and fields; not
     revisions, links or entities, as the report lists). Refuses a graph that holds memories

@@ -10,7 +10,7 @@ from fastapi import APIRouter, Body, Path, Query
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.auth.runtime_keys import KEY_PREFIX
-from app.deps import AdminDep, RuntimeKeysDep, StoresDep
+from app.deps import AdminDep, QueryBool, RuntimeKeysDep, StoresDep
 from app.errors import BadRequest
 from app.scope import AGENT_ID
 from app.storage import api_keys
@@ -29,7 +29,8 @@ UserIdField = Field(
     pattern=USER_ID_PATTERN,
     description="The user the key acts for (1-200 characters, no control characters).",
 )
-KeyIdPath = Annotated[str, Path(pattern=KEY_ID_PATTERN, description="The key's id.")]
+# Any id is looked up (bounded): one that is not a key's is a 404, as for an unknown key.
+KeyIdPath = Annotated[str, Path(min_length=1, max_length=64, description="The key's id.")]
 
 
 class KeyCreate(BaseModel):
@@ -112,7 +113,7 @@ async def list_api_keys(
             max_length=MAX_USER_ID_CHARS, pattern=USER_ID_PATTERN, description="Only this user's."
         ),
     ] = None,
-    include_revoked: Annotated[bool, Query(description="Also the revoked keys.")] = False,
+    include_revoked: Annotated[QueryBool, Query(description="Also the revoked keys.")] = False,
     cursor: Annotated[
         str | None, Query(pattern=KEY_ID_PATTERN, description="The previous page's next_cursor.")
     ] = None,

@@ -11,7 +11,7 @@ from fastapi import APIRouter, Depends, Query
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
-from app.deps import JobsDep, PrincipalDep, ScopeDep, SettingsDep, StoresDep
+from app.deps import JobsDep, PrincipalDep, QueryBool, ScopeDep, SettingsDep, StoresDep
 from app.errors import BadRequest, Forbidden
 from app.memories.erase import count_erasure, erase_user
 from app.memories.user_data import delete_all
@@ -75,7 +75,7 @@ async def delete_my_memories(
         str | None, Query(max_length=200, description="Your user id, to confirm.")
     ] = None,
     erase: Annotated[
-        bool, Query(description="Remove the content everywhere, history included.")
+        QueryBool, Query(description="Remove the content everywhere, history included.")
     ] = False,
 ) -> DeleteMeResponse:
     """Deletes every memory of yours, of every agent, each leaving a tombstone and its final

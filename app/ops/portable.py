@@ -34,13 +34,13 @@ from app.errors import BadRequest
 from app.jobs.kinds import batches, enqueue_embedding
 from app.memories.derive import content_hash
 from app.memories.tasks import EmbedDeps
-from app.models import Memory, Status, to_iso, utc_now
+from app.models import JSON_PROPERTIES, Memory, Status, to_iso, utc_now
 from app.ops.automem_format import canonical_uuid, from_automem
 from app.storage import portable
 from app.storage.artifacts import ArtifactStore
 from app.storage.graph import GraphStore
 from app.storage.mirror import vector_point
-from app.storage.records import memory_to_properties
+from app.storage.records import json_property_text, memory_to_properties
 
 FORMAT = "engram-export"
 VERSION = 1
@@ -268,10 +268,16 @@ def _revision(memory: Memory, props: dict[str, Any]) -> dict[str, Any]:
     """A revision's properties, bound to its memory and owner, as graph values."""
     if not isinstance(props, dict):
         raise ValueError("a revision must be an object")
-    row = {k: _graph_value(v) for k, v in props.items() if v is not None}
+    row = {k: _revision_value(k, v) for k, v in props.items() if v is not None}
     version = int(row.get("version", 0))
     row.update(memory_id=memory.id, user_id=memory.user_id, id=f"{memory.id}:{version}")
     return row
+
+
+def _revision_value(key: str, value: Any) -> Any:
+    if key in JSON_PROPERTIES:  # never '' or another value its reads cannot parse
+        return json_property_text(key, value)
+    return _graph_value(value)
 
 
 def _graph_value(value: Any) -> Any:

@@ -9,7 +9,6 @@ unless forced, and forced it only adds the memories the graph lacks. Writes are 
 queries, the same ones import uses.
 """
 
-import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -21,7 +20,7 @@ from app.memories.derive import content_hash
 from app.memories.tasks import EmbedDeps
 from app.models import Memory, Status, to_iso, utc_now
 from app.storage import portable
-from app.storage.records import memory_to_properties
+from app.storage.records import memory_to_properties, parse_json_property
 
 PAGE = 256
 SAMPLE = 50
@@ -95,7 +94,7 @@ def _memory(
         return None
     data = {k: v for k, v in payload.items() if k in Memory.model_fields}
     if isinstance(data.get("metadata"), str):
-        data["metadata"] = json.loads(data["metadata"])
+        data["metadata"] = parse_json_property("metadata", data["metadata"], point_id)
     data.update(
         id=point_id,
         embedding_status=Status.DONE if embedded else Status.PENDING,

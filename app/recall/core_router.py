@@ -5,7 +5,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Body, Query
 from pydantic import BaseModel, Field
 
-from app.deps import EmbedderDep, ScopeDep, SettingsDep, StoresDep
+from app.deps import EmbedderDep, QueryBool, ScopeDep, SettingsDep, StoresDep
 from app.errors import BadRequest
 from app.memories.schemas import MemoryOut, public
 from app.models import Memory
@@ -99,7 +99,7 @@ class ContextResponse(BaseModel):
 async def core(
     stores: StoresDep,
     scope: ScopeDep,
-    include_archived: Annotated[bool, Query(description="Archived memories too.")] = False,
+    include_archived: Annotated[QueryBool, Query(description="Archived memories too.")] = False,
 ) -> CoreResponse:
     """mnemory's core memories: pinned sections, then the most important, then recent."""
     found = await context.core_memories(stores.graph, scope, include_archived)
@@ -118,7 +118,7 @@ async def startup_recall(
     session_id: Annotated[
         str | None, Query(max_length=200, description="The session starting.")
     ] = None,
-    memoryless: Annotated[bool, Query(description="Read nothing personal.")] = False,
+    memoryless: Annotated[QueryBool, Query(description="Read nothing personal.")] = False,
 ) -> StartupResponse:
     """AutoMem's session-start memories: lessons and system rules."""
     graph = stores.graph

@@ -7,7 +7,6 @@ So every candidate is checked here with the same meaning as `storage.vectors.des
 (the scope itself is already in the graph query).
 """
 
-import json
 from datetime import datetime
 from typing import Any
 
@@ -17,6 +16,7 @@ from app.models import to_iso
 from app.recall.params import RecallRequest
 from app.scope import Scope
 from app.storage.mirror import label_pairs
+from app.storage.records import parse_json_property
 from app.storage.vectors import VectorFilter
 from app.timephrases import parse_time_phrase
 
@@ -105,17 +105,16 @@ def _labels_pass(facts: dict[str, Any], flt: VectorFilter) -> bool:
     # Without a label filter, the labels' JSON is not parsed: most recalls have none.
     if not flt.label_pairs_all:
         return True
-    return set(flt.label_pairs_all) <= set(label_pairs(_labels(facts.get("labels"))))
+    return set(flt.label_pairs_all) <= set(label_pairs(_labels(facts)))
 
 
 def _in(value: Any, allowed: list[str] | None) -> bool:
     return not allowed or value in allowed
 
 
-def _labels(value: Any) -> dict[str, Any]:
-    if isinstance(value, str):
-        return json.loads(value) if value else {}
-    return value or {}
+def _labels(facts: dict[str, Any]) -> dict[str, Any]:
+    labels: dict[str, Any] = parse_json_property("labels", facts.get("labels"), facts.get("id"))
+    return labels
 
 
 def _time_passes(moment: str | None, flt: VectorFilter) -> bool:

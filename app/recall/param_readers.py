@@ -9,6 +9,7 @@ from pydantic import BeforeValidator
 
 from app.errors import BadRequest, PayloadTooLarge
 from app.memories.fields import parse_embedding, parse_time
+from app.validation import strict_bool
 
 MAX_LIMIT = 100
 MAX_QUERY_CHARS = 4096  # a question or a chat message; embedding reads its first 256 tokens
@@ -16,8 +17,6 @@ MAX_QUERIES = 10  # `queries`
 MAX_ITEMS = 50  # tags, exclude_tags, context_tags, types, layers, roles, labels, channels
 MAX_ITEM_CHARS = 256  # each of those, and time_query, language, active_path, context
 MAX_IDS = MAX_LIMIT  # priority_ids
-TRUE = {"1", "true", "yes", "y", "on"}
-FALSE = {"0", "false", "no", "off", "n"}
 SORTS = ("score", "time_desc", "time_asc", "updated_desc", "updated_asc")
 CHANNELS = ("dense", "bm25", "context", "window")
 ALIASES = {
@@ -68,16 +67,21 @@ def _text(value: Any) -> str | None:
     return str(_last(value) or "").strip() or None
 
 
-def _as_bool(value: Any, default: bool) -> bool:
+def _as_bool(value: Any, default: bool, name: str) -> bool:
+    """true/false/1/0 (any case); absent or empty: the default; anything else is a 400."""
     value = _last(value)
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower() if value is not None else ""
-    return True if text in TRUE else False if text in FALSE else default
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return default
+    try:
+        return strict_bool(value)
+    except ValueError as exc:
+        raise BadRequest(f"Invalid '{name}': {exc}") from None
 
 
 def _bool(default: bool) -> BeforeValidator:
-    return BeforeValidator(lambda v: _as_bool(v, default), json_schema_input_type=bool)
+    return BeforeValidator(
+        lambda v, info: _as_bool(v, default, str(info.field_name)), json_schema_input_type=bool
+    )
 
 
 def _int(default: int, low: int, high: int) -> BeforeValidator:

@@ -201,7 +201,7 @@ class RecallRequest(BaseModel):
         if "type" in data and "types" in data:
             data["types"] = _flat(data.pop("type")) + _flat(data["types"])
         if "current_only" in data:  # legacy flag, wins over state_mode (AutoMem)
-            current = _as_bool(data.pop("current_only"), True)
+            current = _as_bool(data.pop("current_only"), True, "current_only")
             data["state_mode"] = "current" if current else "history"
         _bounded(data)
         return data

@@ -6,7 +6,6 @@ each change is an audit event of its own. Two uploads to one memory at once cann
 other: a change applies only if the list is still the one it was made from.
 """
 
-import json
 import logging
 from collections.abc import Sequence
 from typing import Any
@@ -15,7 +14,7 @@ from app.models import ArtifactMeta
 from app.scope import Scope
 from app.storage.cypher import IN_SCOPE
 from app.storage.graph import GraphStore
-from app.storage.records import scope_params
+from app.storage.records import json_property, parse_json_property, scope_params
 from app.validation import MEDIA_ESSENCE
 
 log = logging.getLogger(__name__)
@@ -53,11 +52,11 @@ def dump(artifacts: Sequence[ArtifactMeta]) -> str | None:
     """The property value: None (no property) for an empty list."""
     if not artifacts:
         return None
-    return json.dumps([a.model_dump() for a in artifacts], separators=(",", ":"))
+    return json_property("artifacts", [a.model_dump() for a in artifacts])
 
 
-def parse(value: str | None) -> list[ArtifactMeta]:
-    return [_meta(a) for a in json.loads(value or "[]")]
+def parse(value: str | None, memory_id: str | None = None) -> list[ArtifactMeta]:
+    return [_meta(a) for a in parse_json_property("artifacts", value, memory_id)]
 
 
 def _meta(stored: dict[str, Any]) -> ArtifactMeta:
@@ -113,7 +112,7 @@ async def of_memories(
 ) -> dict[str, tuple[str, list[ArtifactMeta]]]:
     """memory id -> (owner, artifacts) for the live memories among the ids that have any."""
     rows = await graph.ro_query(WITH_ARTIFACTS, {"ids": list(memory_ids)})
-    return {row[0]: (row[1], parse(row[2])) for row in rows}
+    return {row[0]: (row[1], parse(row[2], row[0])) for row in rows}
 
 
 async def in_scope(
@@ -124,7 +123,7 @@ async def in_scope(
     listed = []
     for memory_id, stored in rows:
         try:
-            listed.append((memory_id, parse(stored)))
+            listed.append((memory_id, parse(stored, memory_id)))
         except (ValueError, TypeError) as exc:  # a list that does not parse: fsck reports it
             log.warning("artifacts of memory %s unreadable, left out: %s", memory_id, exc)
     return listed

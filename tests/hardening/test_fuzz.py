@@ -9,14 +9,19 @@ ENGRAM_FUZZ_EXAMPLES (examples per operation) and ENGRAM_FUZZ_SEED change the ru
 runs this file alone.
 """
 
+import asyncio
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import httpx
+
 from app.main import create_app
-from tests.conftest import ADMIN_KEY, ALICE_KEY, test_settings
+from app.storage.graph import GraphStore
+from tests.conftest import ADMIN_KEY, ALICE_KEY, auth, test_settings
 from tests.hardening.live import serve
 
 EXAMPLES = int(os.environ.get("ENGRAM_FUZZ_EXAMPLES", "60"))
@@ -109,3 +114,69 @@ def test_fuzzing_finds_no_server_error_and_no_undocumented_status(
     )
     details = "\n".join(run["output"][-6000:] for run in runs)
     assert not gating, "\n".join(gating) + "\n" + details
+
+
+# --- What issue 41's probes found, asked again on every run ---------------------------------
+
+SOME_ID = "00000000-0000-4000-8000-000000000000"
+# A query-string boolean other than true/false/1/0 was read as true (or as the default).
+NOT_BOOLEANS = [
+    (ALICE_KEY, "GET", "/core?include_archived=yes", "include_archived"),
+    (ALICE_KEY, "GET", "/startup-recall?memoryless=on", "memoryless"),
+    (ALICE_KEY, "GET", "/memory/by-tag?tags=x&include_archived=y", "include_archived"),
+    (ALICE_KEY, "GET", "/recall?query=x&rerank=yes", "rerank"),
+    (ALICE_KEY, "GET", "/recall?query=x&current_only=no", "current_only"),
+    (ALICE_KEY, "DELETE", f"/memory/{SOME_ID}?erase=yes", "erase"),
+    (ALICE_KEY, "DELETE", "/me?confirm=alice&erase=on", "erase"),
+    (ADMIN_KEY, "GET", "/admin/keys?include_revoked=yes", "include_revoked"),
+    (ADMIN_KEY, "POST", "/admin/reembed?wait=yes", "wait"),
+]
+METHODS = {"GET", "POST", "PUT", "PATCH", "DELETE"}
+
+
+async def _plant_unreadable(url: str, graph_name: str, memory_id: str) -> None:
+    graph = GraphStore(url, graph_name)
+    try:
+        await graph.query("MATCH (m:Memory {id: $id}) SET m.metadata = ''", {"id": memory_id})
+    finally:
+        await graph.close()
+
+
+def test_what_the_probes_of_issue_41_found_stays_fixed(falkordb_url: str, tmp_path: Path):
+    settings = test_settings(tmp_path, falkordb_url=falkordb_url)
+    user, admin = auth(ALICE_KEY), auth(ADMIN_KEY)
+    with serve(create_app(settings)) as base, httpx.Client(base_url=base, timeout=60) as client:
+        for path in ("/memory/", "/recall/", "/health/"):  # no Location from the Host header
+            answer = client.get(path, headers={**user, "Host": "evil.example"})
+            assert answer.status_code == 404 and "location" not in answer.headers, path
+            assert "without a slash" in answer.json()["message"]
+        for key, method, path, name in NOT_BOOLEANS:
+            answer = client.request(method, path, headers=auth(key))
+            assert answer.status_code == 400 and name in answer.json()["message"], answer.text
+        unknown = client.delete("/admin/keys/nope", headers=admin)
+        assert unknown.status_code == 404 and unknown.json()["error"] == "not_found"
+        _check_allow_headers(client, admin)
+
+        stored = client.post("/memory", json={"content": "A half-written note"}, headers=user)
+        memory_id = stored.json()["memory_id"]
+        asyncio.run(_plant_unreadable(falkordb_url, settings.falkordb_graph, memory_id))
+        found = client.get("/recall", params={"query": "half-written note"}, headers=user)
+        assert found.status_code == 200 and memory_id in found.text
+        assert client.get(f"/memory/{memory_id}", headers=user).json()["memory"]["metadata"] == {}
+        fsck = client.post("/admin/fsck", json={"apply": True}, headers=user).json()
+        assert fsck["counts"]["unreadable_property"] == 1 and fsck["applied"] >= 1
+
+
+def _check_allow_headers(client: httpx.Client, headers: dict[str, str]) -> None:
+    """Every 405's Allow names each method documented for its path, and none answered 405."""
+    for template, operations in client.get("/openapi.json").json()["paths"].items():
+        path = re.sub(r"\{[^}]+\}", SOME_ID, template)
+        documented = {method.upper() for method in operations} & METHODS
+        refused, allowed = set(), set()
+        for method in sorted(METHODS - documented):  # never runs a handler of this path
+            answer = client.request(method, path, headers=headers)
+            if answer.status_code == 405:
+                refused.add(method)
+                allowed |= {m.strip() for m in answer.headers["allow"].split(",")}
+        assert not refused or documented <= allowed, (template, documented, allowed)
+        assert not (refused & allowed), (template, refused, allowed)

@@ -266,3 +266,31 @@ async def test_health_with_an_agent_outside_the_keys_prefix_is_refused(
     assert inside.status_code == 200 and inside.json()["memory_count"] >= 0
     responses = (await app_client.get("/openapi.json")).json()["paths"]["/health"]["get"]
     assert {"400", "401", "403"} <= set(responses["responses"])
+
+
+async def test_an_unreadable_record_is_seen_and_repaired_only_in_its_owners_scope(
+    app_client: httpx.AsyncClient,
+):
+    """Issue 41: a record whose metadata does not parse is read as empty by every scope that
+    can see it; fsck reports and repairs it in that scope only (not Bob's, not a sibling
+    agent's, not the agent-less user's)."""
+    memory_id = await create_as(app_client, "planner", "A record half written by a crash")
+    graph = app_client.app.state.runtime.stores.graph  # type: ignore[attr-defined]
+    await graph.query("MATCH (m:Memory {id: $id}) SET m.metadata = ''", {"id": memory_id})
+
+    async def fsck_as(headers: dict[str, str], apply: bool) -> dict:
+        answer = await app_client.post("/admin/fsck", json={"apply": apply}, headers=headers)
+        assert answer.status_code == 200, answer.text
+        return answer.json()
+
+    for outsider in (BOB, auth(ALICE_KEY, "writer"), ALICE):
+        assert "unreadable_property" not in (await fsck_as(outsider, False))["counts"]
+    stored = await graph.query("MATCH (m:Memory {id: $id}) RETURN m.metadata", {"id": memory_id})
+    assert stored == [[""]]
+    owner = auth(ALICE_KEY, "planner")
+    got = await app_client.get(f"/memory/{memory_id}", headers=owner)
+    assert got.status_code == 200 and got.json()["memory"]["metadata"] == {}
+    report = await fsck_as(owner, True)
+    assert report["counts"]["unreadable_property"] == 1 and report["applied"] >= 1
+    stored = await graph.query("MATCH (m:Memory {id: $id}) RETURN m.metadata", {"id": memory_id})
+    assert stored == [["{}"]]

@@ -61,8 +61,17 @@ def test_errors(raw: dict, message: str):
 
 def test_auto_decompose_and_adaptive_floor_are_opt_in():
     assert (parse({}).auto_decompose, parse({}).adaptive_floor) == (False, False)
-    params = parse({"auto_decompose": "1", "adaptive_floor": "yes"})
+    params = parse({"auto_decompose": "1", "adaptive_floor": "TRUE"})
     assert (params.auto_decompose, params.adaptive_floor) == (True, True)
+
+
+@pytest.mark.parametrize("value", ["yes", "on", "y", "no", "off", "2", "truthy"])
+def test_a_boolean_is_true_false_1_or_0_and_nothing_else(value: str):
+    """Issue 41: "yes" was read as true, and any other word as the default."""
+    for name in ("rerank", "include_archived", "current_only"):
+        with pytest.raises(BadRequest, match=f"Invalid '{name}': must be true or false"):
+            parse({name: [value]})
+    assert parse({"rerank": "", "include_archived": "0"}).rerank is True  # empty: the default
 
 
 def test_context_hints_become_a_soft_boost_profile():
@@ -83,7 +92,7 @@ def test_context_hints_become_a_soft_boost_profile():
 
 
 def test_priority_ids_and_scope_fallback():
-    params = parse({"priority_ids": "a,b,a", "scope_fallback": "yes"})
+    params = parse({"priority_ids": "a,b,a", "scope_fallback": "true"})
     assert (params.priority_ids, params.scope_fallback) == (["a", "b"], True)
     with pytest.raises(BadRequest, match="Invalid 'context_types'"):
         parse({"context_types": "nonsense"})
