@@ -25,6 +25,10 @@ export interface paths {
         /**
          * Store Memory
          * @description Stores a memory. The graph write is acknowledged; the embedding is made asynchronously.
+         *
+         *     Exactly the content of a current memory of yours (same user and agent, no session): that
+         *     memory is returned, reinforced, with `deduplicated: true` (still 201, AutoMem's status);
+         *     `allow_duplicate: true` stores a copy.
          */
         post: operations["store_memory"];
         delete?: never;
@@ -1220,7 +1224,8 @@ export interface paths {
         /**
          * Create Webhook
          * @description Registers a target for one user's events (or every user's): each event is POSTed to it,
-         *     signed with its secret (docs/api.md#webhooks).
+         *     signed with its secret (docs/api.md#webhooks). The URL's host must resolve to public
+         *     addresses only, unless WEBHOOK_ALLOW_PRIVATE or WEBHOOK_ALLOWED_CIDRS allows more.
          */
         post: operations["create_webhook"];
         delete?: never;
@@ -1944,7 +1949,7 @@ export interface components {
             deleted_count: number;
             /**
              * Other Nodes Deleted
-             * @description Erased: the sessions, patterns and entities removed with them.
+             * @description Erased: the sessions, patterns, entities and idempotency keys removed with them.
              * @default 0
              */
             other_nodes_deleted?: number;
@@ -2991,6 +2996,12 @@ export interface components {
             embedding?: number[] | string | null;
             /** @description Provenance of the text. */
             source?: components["schemas"]["SourceIn"] | null;
+            /**
+             * Allow Duplicate
+             * @description POST /memory: store a new memory even if a current one of yours (same user and agent, no session) has exactly this content; by default that one is returned, reinforced, with `deduplicated: true`. /memory/batch never deduplicates.
+             * @default false
+             */
+            allow_duplicate?: boolean;
         };
         /**
          * MemoryOut
@@ -4363,7 +4374,7 @@ export interface components {
             importance: number;
             /**
              * Version
-             * @description Always 1 for a new memory.
+             * @description 1 for a new memory; a deduplicated one's current version.
              */
             version: number;
             /**
@@ -4416,6 +4427,12 @@ export interface components {
              * @description Server time spent.
              */
             query_time_ms: number;
+            /**
+             * Deduplicated
+             * @description true: a current memory of yours already had exactly this content; `memory_id` is that memory's, reinforced (last_accessed, access_count, TTL), and nothing was stored. `allow_duplicate: true` stores a copy instead.
+             * @default false
+             */
+            deduplicated?: boolean;
         };
         /** SyncRequest */
         SyncRequest: {
