@@ -12,7 +12,9 @@ Quality figures do not depend on the machine's load; the CPU figures do a little
 quiet machine (the load average is reported).
 
 Usage: .venv/bin/python bench/recall_ablation.py --locomo DIR --lme DIR [--only a,b]
-       [--lme-data PATH] [--lme-distractors N] [--out PATH]
+       [--lme-data PATH] [--lme-distractors N] [--engram-root CHECKOUT] [--out PATH]
+(--engram-root runs the servers from another checkout: `--only engram` there is the revision's
+figures on the same stores, for a before/after)
 """
 
 import argparse
@@ -92,10 +94,15 @@ def server_pids(root_pid: int) -> list[int]:
     return found
 
 
+ENGRAM_ROOT = [ROOT]  # --engram-root: the checkout the servers run from
+
+
 @contextlib.contextmanager
 def server(data_dir: Path, env: dict[str, str]) -> Iterator[tuple[str, list[int]]]:
     port = free_port()
-    process = start_engram(data_dir, port, free_port(), env=env, stdout=sys.stderr)
+    process = start_engram(
+        data_dir, port, free_port(), env=env, stdout=sys.stderr, root=ENGRAM_ROOT[0]
+    )
     try:
         base = f"http://127.0.0.1:{port}"
         wait_ready(base, timeout=300, process=process)
@@ -185,8 +192,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--lme-data", type=Path, default=longmemeval.DEFAULT_DATA)
     parser.add_argument("--lme-distractors", type=int, default=None)
     parser.add_argument("--only", default="", help="comma-separated ablation names")
+    parser.add_argument("--engram-root", type=Path, default=ROOT, help="another checkout (A/B)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     args = parser.parse_args(argv)
+    ENGRAM_ROOT[0] = args.engram_root
     samples, _ = locomo.load_samples(args.locomo_data)
     locomo_questions = locomo.limit_questions(samples, None)
     lme_questions = longmemeval.load_questions(args.lme_data, args.lme_distractors, 0)

@@ -5,9 +5,9 @@ did you recommend?", "the recipe you suggested").
 
 A personal memory answers such a question with what the user said or what was learnt about them,
 so the relevance gate (evidence.py) takes a memory about the user that passes the floor as
-strong enough. The test is by form, in English: a possessive of the first person (singular or plural: a
-household's "our fridge") or "the user", or a first-person subject after an auxiliary ("do I",
-"am I", "did I", "have I", "do we"), unless the
+strong enough. The test is by form, in English: a possessive of the first person (singular or
+plural: a household's "our fridge") or "the user", or a first-person subject after an auxiliary
+("do I", "am I", "did I", "have I", "do we"), unless the
 question opens with how / can / could / should, which ask how to do something.
 """
 
