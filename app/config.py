@@ -162,8 +162,8 @@ class Settings(BaseSettings):
     # The gate: no result at least this similar (nor sharing two terms) → nothing is relevant.
     recall_relevance_gate: float = Field(0.4, ge=0, le=1, validation_alias="RECALL_RELEVANCE_GATE")
     recall_weight_dense: float = Field(1.0, ge=0, validation_alias="RECALL_WEIGHT_DENSE")
-    recall_weight_prf: float = Field(0.6, ge=0, validation_alias="RECALL_WEIGHT_PRF")
-    recall_weight_bm25: float = Field(1.5, ge=0, validation_alias="RECALL_WEIGHT_BM25")
+    recall_weight_prf: float = Field(0.0, ge=0, validation_alias="RECALL_WEIGHT_PRF")
+    recall_weight_bm25: float = Field(2.0, ge=0, validation_alias="RECALL_WEIGHT_BM25")
     # The window channel: turns embedded with the two before them (app/recall/windows.py).
     recall_weight_window: float = Field(1.0, ge=0, validation_alias="RECALL_WEIGHT_WINDOW")
     # A neighbouring turn of one of the best RECALL_CONTEXT_SEEDS matches gets this share of
@@ -191,13 +191,6 @@ class Settings(BaseSettings):
     # by the assistant's restatement, or one about what the assistant said by a user turn)
     # loses this share of its score (app/recall/asking.py wanted_speaker).
     recall_weight_speaker: float = Field(0.3, ge=0, le=1, validation_alias="RECALL_WEIGHT_SPEAKER")
-    # A question about the user: the newest candidate gets this much, the older ones less,
-    # halving every RECALL_NEWER_HALF_LIFE_DAYS before it (the current value of a changed fact
-    # answers first; app/recall/rank.py newer_term).
-    recall_weight_newer: float = Field(0.15, ge=0, validation_alias="RECALL_WEIGHT_NEWER")
-    recall_newer_half_life_days: float = Field(
-        30.0, gt=0, validation_alias="RECALL_NEWER_HALF_LIFE_DAYS"
-    )
     # auto_decompose: how much a sub-query's matches count against the query's own.
     recall_sub_query_share: float = Field(
         0.5, ge=0, le=1, validation_alias="RECALL_SUB_QUERY_SHARE"

@@ -45,10 +45,9 @@ ABLATIONS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
     "no bm25": ({"channels": "dense,context,window"}, {}),
     "no window": ({"channels": "dense,bm25,context"}, {}),
     "no context lift": ({"channels": "dense,bm25,window"}, {}),
-    "no prf": ({}, {"RECALL_WEIGHT_PRF": "0"}),
+    "with prf 0.6 (the earlier default)": ({}, {"RECALL_WEIGHT_PRF": "0.6"}),
     "no question penalty": ({}, {"RECALL_WEIGHT_QUESTION": "0"}),
     "no speaker": ({}, {"RECALL_WEIGHT_SPEAKER": "0"}),
-    "no newer": ({}, {"RECALL_WEIGHT_NEWER": "0"}),
     "no name terms": ({}, {"RECALL_WEIGHT_NAME_LEAD": "0", "RECALL_WEIGHT_NAME_MENTION": "0"}),
     "no importance/confidence": (
         {},
@@ -61,8 +60,7 @@ ABLATIONS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
 VARIANTS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
     "speaker 0.5": ({}, {"RECALL_WEIGHT_SPEAKER": "0.5"}),
     "speaker 0.7": ({}, {"RECALL_WEIGHT_SPEAKER": "0.7"}),
-    "newer 0.3": ({}, {"RECALL_WEIGHT_NEWER": "0.3"}),
-    "bm25 2.0": ({}, {"RECALL_WEIGHT_BM25": "2.0"}),
+    "bm25 1.5 (the earlier default)": ({}, {"RECALL_WEIGHT_BM25": "1.5"}),
     "window 0.5": ({}, {"RECALL_WEIGHT_WINDOW": "0.5"}),
     "context 0.25": ({}, {"RECALL_WEIGHT_CONTEXT": "0.25"}),
 }

@@ -10,10 +10,6 @@ favourite player?" shares the words of a question about that player but rarely h
 which the next turn gives (and the context lift reaches). A turn that also states something
 ("I just adopted a cat. Any name ideas?") is not penalised: it is evidence of what it states.
 
-`newer` (questions about the user only) ranks the newer of the candidates higher, measured
-against the newest candidate rather than the clock, so a store of old chats behaves as a live
-one: after "I live in Prague" … "I moved to Berlin last month", the move answers first.
-
 `speaker` takes a share away from a memory of the other role than the query asks for: a
 question about the user ("what is my dog's name?") is answered by what the user said, not by the
 assistant's restatement ("Congratulations on your new puppy, Max!"), and a question about what
@@ -68,10 +64,6 @@ class Weights:
     question: float  # share of the score taken from a memory that is all questions
     outdated: float  # share taken from a turn whose fact a newer one superseded
     speaker: float  # share taken from a memory of the other role than the query asks for
-    # A question about the user: the newer of the candidates count more (the current value of
-    # a changed fact first), by age against the newest candidate, halving every half-life.
-    newer: float
-    newer_half_life_days: float
     # auto_decompose: a sub-query's best match is rank 0 however loosely it matches ("Alice" finds
     # every note about Alice), so its matches count for this share of the query's own.
     sub_query_share: float
@@ -216,14 +208,6 @@ def recency(timestamp: str | None, now: datetime, weights: Weights) -> float:
     return math.pow(0.5, age_days / weights.recency_half_life_days)
 
 
-def newer_term(timestamp: str | None, newest: datetime, weights: Weights) -> float:
-    """1 for the newest candidate, halving every newer_half_life_days before it."""
-    if not timestamp:
-        return 0.0
-    age_days = max(0.0, (newest - datetime.fromisoformat(timestamp)).total_seconds() / 86_400)
-    return math.pow(0.5, age_days / weights.newer_half_life_days)
-
-
 def _relevance(stored: float | None) -> float:
     return UNSCORED_RELEVANCE if stored is None else float(stored)
 
@@ -246,15 +230,13 @@ def score(
     priority: "ContextPriority | None" = None,
     fused: float | None = None,
     speaker: str | None = None,
-    newest: datetime | None = None,
 ) -> Scored:
     """The final score of one candidate and its components; `adjust=False` keeps pure match.
 
     `memory` holds the ranking facts (importance, confidence, timestamp, layer, superseded, and
     content for the name term); `names` are the people the query names (names.query_names);
     `fused` is the candidate's fused_score, if the caller has it already; `speaker` the role
-    whose words the query asks for (asking.wanted_speaker), if any; `newest` the time of the
-    newest candidate, for the `newer` term of a question about the user.
+    whose words the query asks for (asking.wanted_speaker), if any.
     """
     if fused is None:
         fused = fused_score(candidate, weights, channels)
@@ -280,8 +262,6 @@ def score(
             memory.get("layer", ""), bool(memory.get("superseded_by")), weights
         ),
     }
-    if speaker == "user" and newest is not None and weights.newer:
-        terms["newer"] = weights.newer * newer_term(memory.get("timestamp"), newest, weights)
     if names:
         terms["name"] = name_term(text_of(memory), names, weights)
     if priority:

@@ -3,7 +3,6 @@ score, and the order (rank.py scores; evidence.py judges relevance)."""
 
 import asyncio
 import logging
-from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -197,7 +196,6 @@ def _score(
     asked = {match.query for match in best.values()}
     names = {query: query_names(query) for query in asked}
     speakers = {query: wanted_speaker(query) for query in asked}
-    newest = _newest(visible.values()) if "user" in speakers.values() else None
     for memory_id, facts in visible.items():
         candidate, query, ran = best[memory_id]
         if not evidence.passes_floor(judged[memory_id], limits):
@@ -214,7 +212,6 @@ def _score(
             priority=params.priority,
             fused=fused[memory_id],
             speaker=speakers[query],
-            newest=newest,
         )
         if judged[memory_id].attribute and params.rerank:
             scored = attribute_evidence.lifted(scored)
@@ -241,12 +238,6 @@ def _score(
         match_type = "state_replacement" if replaced else _match_type(best[source].candidate)
         hits.append(Hit(memories[shown], scored, match_type, query, replaced))
     return hits, floored, True
-
-
-def _newest(facts: Iterable[MemoryProps]) -> datetime | None:
-    """The time of the newest of these memories (None if none has one)."""
-    stamps = [f["timestamp"] for f in facts if f.get("timestamp")]
-    return datetime.fromisoformat(max(stamps)) if stamps else None
 
 
 def _key(scored: rank.Scored) -> tuple[float, float, str]:

@@ -36,8 +36,6 @@ def recall_config(settings: Settings) -> RecallConfig:
         question=settings.recall_weight_question,
         outdated=settings.recall_weight_outdated,
         speaker=settings.recall_weight_speaker,
-        newer=settings.recall_weight_newer,
-        newer_half_life_days=settings.recall_newer_half_life_days,
         sub_query_share=settings.recall_sub_query_share,
     )
     return RecallConfig(

@@ -9,7 +9,9 @@ import pytest
 from app.recall import feedback, rank
 from app.recall.tuning import default_recall_config
 
-W = default_recall_config().weights
+_DEFAULT = default_recall_config().weights
+# The channel's mechanism, with the weight it had before it was turned off by default.
+W = replace(_DEFAULT, channel_weights={**_DEFAULT.channel_weights, rank.PRF: 0.6})
 
 
 def test_the_feedback_vector_moves_the_query_towards_its_best_matches():

@@ -246,14 +246,3 @@ def test_a_memory_of_the_other_speaker_loses_a_share():
     # asked for what the assistant said, the user's turn gives way instead
     assert _scored(said, speaker="assistant").score < _scored(echoed, speaker="assistant").score
     assert "speaker" not in _scored(echoed).components  # a question about no one in particular
-
-
-def test_about_the_user_the_newer_candidate_counts_more():
-    newest = datetime(2023, 5, 30, tzinfo=UTC)
-    new = {"content": "I switched to a Ford F-150 model", "timestamp": "2023-05-30T00:00:00+00:00"}
-    old = {**new, "timestamp": "2023-04-30T00:00:00+00:00"}
-    assert _scored(new, speaker="user", newest=newest).components["newer"] == pytest.approx(W.newer)
-    aged = _scored(old, speaker="user", newest=newest).components["newer"]
-    assert aged == pytest.approx(W.newer * 0.5 ** (30 / W.newer_half_life_days))
-    assert "newer" not in _scored(old, speaker="assistant", newest=newest).components
-    assert "newer" not in _scored(old, newest=newest).components

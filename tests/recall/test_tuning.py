@@ -18,7 +18,7 @@ def test_the_defaults_are_the_settings_defaults_whatever_the_environment(
     assert recall_config(test_settings(tmp_path)) == default_recall_config()
     monkeypatch.setenv("RECALL_WEIGHT_BM25", "9")
     assert recall_config(Settings()).weights.channel_weights["bm25"] == 9
-    assert default_recall_config().weights.channel_weights["bm25"] == 1.5
+    assert default_recall_config().weights.channel_weights["bm25"] == 2.0
 
 
 def test_the_relevance_gate_is_a_setting(tmp_path: Path) -> None:
