@@ -595,6 +595,8 @@ def test_bob_sees_nothing_of_alices_in_any_view(
         # Bob signs in after Alice in the same tab: nothing of hers stays, her selection neither.
         _sign_in(page, ALICE_KEY)
         _tab(page, "browse")
+        # her list first: with no row yet, "select the page" has nothing to select and unchecks
+        expect(page.locator("#browse-results input.select")).not_to_have_count(0)
         page.check("#select-page")
         expect(page.locator("#selected-count")).not_to_have_text("0 selected")
         page.click("#sign-out")

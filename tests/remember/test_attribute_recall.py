@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from app.embeddings import Embedder, create_embedder
-from app.recall import attribute_evidence, constants
+from app.recall import attribute_evidence, constants, evidence
 from app.remember.attributes import ATTRIBUTES
 from tests.conftest import ALICE_KEY, BOB_KEY, auth, running_client
 from tests.remember.test_attributes_flow import say
@@ -74,6 +74,8 @@ async def test_the_fact_found_by_its_attribute_shares_no_word_with_the_question(
     home = next(c for c in await contents(store, question) if "Derby" in c)
     assert not {"where", "live", "lives", "living"} & set(home.lower().replace(".", " ").split())
     monkeypatch.setattr(constants, "ATTRIBUTE_MATCH_THRESHOLD", 2.0)  # no question matches a topic
+    # and no personal floor below the floor (it admits a memory about the user at 0.15)
+    monkeypatch.setattr(evidence, "PERSONAL_FLOOR", 1.0)
     assert not any("Derby" in c for c in await contents(store, question))
 
 
