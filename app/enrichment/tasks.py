@@ -19,7 +19,8 @@ from app.jobs.kinds import enqueue_enrichment
 from app.jobs.queue import JobQueue
 from app.jobs.spec import JobContext
 from app.llm import LLMClient
-from app.memories.service import VECTOR_COMPONENT, tag_prefixes
+from app.memories.derive import tag_prefixes
+from app.memories.service import VECTOR_COMPONENT
 from app.models import Memory, Status, to_iso, utc_now
 from app.nlp import run_nlp
 from app.scope import Scope

@@ -24,7 +24,8 @@ from typing import Any
 
 from app.llm.errors import LLMUnavailable
 from app.memories.derive import content_hash, tag_prefixes
-from app.memories.service import mirror_update, store_memories
+from app.memories.edits import mirror_update
+from app.memories.service import store_memories
 from app.models import Memory, MemoryType, Status, to_iso
 from app.scope import Scope, agent_lineage
 from app.storage import Stores

@@ -8,7 +8,7 @@ from fastapi.responses import JSONResponse
 
 from app.deps import JobsDep, PrincipalDep, QueryBool, ScopeDep, SettingsDep, StoresDep
 from app.http_idempotency import IdempotencyKey, Reply, respond_once
-from app.memories import service
+from app.memories import edits, service
 from app.memories.dependencies import MemoryIdDep, TagsDep, TtlDefaultsDep
 from app.memories.erase import count_erasure, erase_memory
 from app.memories.schemas import (
@@ -146,7 +146,7 @@ async def list_by_tag(
 ) -> ByTagResponse:
     """Memories having any of the tags, most important first."""
     limit = min(max(limit, 1), 200)
-    page, has_more = await service.list_by_tags(
+    page, has_more = await edits.list_by_tags(
         stores=stores,
         scope=scope,
         tags=tags,
@@ -169,9 +169,7 @@ async def delete_by_tag(
     tags: TagsDep, stores: StoresDep, scope: ScopeDep, principal: PrincipalDep
 ) -> DeleteByTagResponse:
     """Deletes every memory (in your scope) having any of the tags; each leaves a tombstone."""
-    count = await service.delete_by_tags(
-        stores=stores, scope=scope, actor=principal.actor, tags=tags
-    )
+    count = await edits.delete_by_tags(stores=stores, scope=scope, actor=principal.actor, tags=tags)
     return DeleteByTagResponse(tags=tags, deleted_count=count)
 
 
@@ -192,7 +190,7 @@ async def update_memory(
     principal: PrincipalDep,
 ) -> UpdateResponse:
     """Changes a memory; the previous state is kept as a revision and `version` goes up by one."""
-    memory = await service.update(
+    memory = await edits.update(
         stores=stores, scope=scope, actor=principal.actor, memory_id=memory_id, data=body
     )
     return UpdateResponse(memory_id=memory.id, version=memory.version, memory=out(memory))
@@ -223,7 +221,7 @@ async def delete_memory(
             erased_ids=report.erased,
             disk=report.disk,
         )
-    deleted_at = await service.delete(
+    deleted_at = await edits.delete(
         stores=stores, scope=scope, actor=principal.actor, memory_id=memory_id
     )
     return DeleteResponse(memory_id=memory_id, deleted_at=deleted_at)
@@ -234,7 +232,7 @@ async def memory_history(
     memory_id: MemoryIdDep, stores: StoresDep, scope: ScopeDep
 ) -> HistoryResponse:
     """Every version of a memory, its tombstone if deleted, and its audit events."""
-    found = await service.history(stores=stores, scope=scope, memory_id=memory_id)
+    found = await edits.history(stores=stores, scope=scope, memory_id=memory_id)
     current = found["current"]
     return HistoryResponse(
         memory_id=memory_id,

@@ -1,6 +1,7 @@
 """Everything of one user at once: DELETE /me deletes every memory, of every agent."""
 
-from app.memories.service import DELETE_CHUNK, unmirror
+from app.memories.edits import unmirror
+from app.memories.service import DELETE_CHUNK
 from app.models import to_iso, utc_now
 from app.storage import Stores, owner
 from app.webhooks.events import DELETED, emit_memories

@@ -25,8 +25,9 @@ from app.embeddings.passages import embed_whole
 from app.jobs.queue import JobQueue
 from app.llm import CallBudget, LLMClient, LLMUnavailable
 from app.memories.build import build_memory
+from app.memories.edits import mirror_update
 from app.memories.schemas import MemoryCreate, SourceIn
-from app.memories.service import mirror_update, store_memories
+from app.memories.service import store_memories
 from app.models import Layer, Memory, to_iso, utc_now
 from app.nlp import run_nlp
 from app.remember import attributes, provenance

@@ -15,9 +15,10 @@ from typing import Any
 from app.jobs.kinds import REFLECT
 from app.llm import LLMUnavailable
 from app.memories.build import build_memory
+from app.memories.edits import mirror_update
 from app.memories.fields import MAX_CONTENT_CHARS
 from app.memories.schemas import MemoryCreate
-from app.memories.service import mirror_update, store_memories
+from app.memories.service import store_memories
 from app.models import Memory, MemoryType, to_iso, utc_now
 from app.remember import attributes
 from app.remember.facts import USER

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 from app.jobs.kinds import CONSOLIDATE, REMEMBER
 from app.jobs.queue import JobQueue
 from app.jobs.spec import JobContext
-from app.memories.service import unmirror
+from app.memories.edits import unmirror
 from app.models import to_iso, utc_now
 from app.remember.consolidation import consolidate
 from app.remember.facts import Turn
