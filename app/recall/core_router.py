@@ -181,11 +181,11 @@ async def recall_context(
     count = settings.session_context_messages
     turns = await _session_turns(stores, scope, body, count)
     said = {memory_id for message in turns for memory_id in message.chunk_ids}
-    found = await _memories(stores, embedder, config, scope, body)
+    found, replaced = await _memories(stores, embedder, config, scope, body)
     if body.shared:
         found = await reflections.reflection_first(stores.graph, scope, found)
     unique = [m for m in {m.id: m for m in found}.values() if m.id not in said]
-    packed = context.pack(tiers.visible(unique, tier), body.max_tokens, turns)
+    packed = context.pack(tiers.visible(unique, tier), body.max_tokens, turns, replaced)
     return ContextResponse(
         context=packed.text,
         memory_ids=packed.memory_ids,
@@ -211,10 +211,12 @@ async def _memories(
     config: RecallConfig,
     scope: Scope,
     body: ContextRequest,
-) -> list[Memory]:
+) -> tuple[list[Memory], dict[str, Memory]]:
     """Core (pinned, by section) if asked, then what the query recalls; without the shared
-    scope, the agent's own only (recall asks for more, as shared ones are dropped after)."""
+    scope, the agent's own only (recall asks for more, as shared ones are dropped after).
+    Also the recalled memories a later one replaced (recall/current.py), by id."""
     ordered: list[Memory] = []
+    replaced: dict[str, Memory] = {}
     if body.include_core:
         found = await context.core_memories(stores.graph, scope)
         ordered += [m for name in context.SECTIONS for m in found.sections[name]]
@@ -225,7 +227,10 @@ async def _memories(
             stores=stores, embedder=embedder, scope=scope, params=params, config=config
         )
         recalled = [hit.memory for hit in outcome.hits]
+        replaced = {h.memory.id: h.replaced_by for h in outcome.hits if h.replaced_by is not None}
         ordered += (
             recalled if body.shared else [m for m in recalled if m.agent_lineage][: body.limit]
         )
-    return ordered if body.shared else [m for m in ordered if m.agent_lineage]
+    shown = ordered if body.shared else [m for m in ordered if m.agent_lineage]
+    kept = {m.id for m in shown}
+    return shown, {old: new for old, new in replaced.items() if new.id in kept}

@@ -53,6 +53,7 @@ class Hit:
     outside_tag_scope: bool = False  # scope_fallback: found once the tag filter was dropped
     relation_type: str | None = None
     via_entity: str | None = None  # entity expansions: the shared entity, `<category>:<slug>`
+    replaced_by: Memory | None = None  # a turn's fact superseded: the fact that replaced it
 
 
 @dataclass

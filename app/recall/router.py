@@ -31,6 +31,11 @@ class FastJSONResponse(JSONResponse):
         return pydantic_core.to_json(content, inf_nan_mode="null")
 
 
+class ReplacedBy(BaseModel):
+    id: str = Field(description="The later memory's id.")
+    timestamp: str = Field(description="When it was said.")
+
+
 class RecallItem(BaseModel):
     id: str = Field(description="The memory's id.")
     score: float = Field(description="Final score (same as final_score).")
@@ -46,6 +51,14 @@ class RecallItem(BaseModel):
     score_components: dict[str, float] = Field(description="Every term of the final score.")
     relations: list[dict[str, Any]] = Field(description="Related memories (expansions; none yet).")
     state_replaces: str | None = Field(None, description="The superseded memory this replaces.")
+    state: Literal["current", "replaced"] = Field(
+        "current",
+        description="replaced: a newer fact superseded what this turn said (the current value "
+        "is `replaced_by`). docs/recall.md, The current value first.",
+    )
+    replaced_by: ReplacedBy | None = Field(
+        None, description="state replaced: the newer memory and its timestamp."
+    )
     source_turns: list[dict[str, Any]] | None = Field(
         None, description="include_source_turns: the transcript turns a fact came from."
     )
@@ -291,10 +304,14 @@ def _item(hit: Hit) -> dict[str, Any]:
         "memory": public(hit.memory),
         "score_components": {name: round(value, 6) for name, value in scored.components.items()},
         "relations": [],
+        "state": "current",
         "_query": hit.query,
     }
     if hit.replaces:
         item["state_replaces"] = hit.replaces
+    if hit.replaced_by is not None:
+        later = hit.replaced_by
+        item.update(state="replaced", replaced_by={"id": later.id, "timestamp": later.timestamp})
     if hit.outside_tag_scope:
         item["outside_tag_scope"] = True
     if hit.related_to:

@@ -2,6 +2,7 @@
 score, and the order (rank.py scores; evidence.py judges relevance)."""
 
 import asyncio
+import dataclasses
 import logging
 from dataclasses import dataclass
 from datetime import datetime
@@ -66,6 +67,7 @@ async def select(search: Search, pool: Pool, found: Read, limits: evidence.Thres
         if uses_adaptive_floor(params):
             cut = len(seeds) - rank.adaptive_cut([hit.scored.score for hit in seeds])
             seeds = seeds[: len(seeds) - cut]
+        seeds = await _mark_replaced(search, seeds, visible)
     return Selected(seeds, suppressed, len(heads), floored + cut, cut, relevant)
 
 
@@ -238,6 +240,19 @@ def _score(
         match_type = "state_replacement" if replaced else _match_type(best[source].candidate)
         hits.append(Hit(memories[shown], scored, match_type, query, replaced))
     return hits, floored, True
+
+
+async def _mark_replaced(
+    search: Search, hits: list[Hit], facts: dict[str, MemoryProps]
+) -> list[Hit]:
+    """A turn whose fact a newer fact superseded (/remember marks it `outdated_by`; rank.py
+    lowers it) carries the fact that replaced it, so no one reads it as the current value."""
+    later = {h.memory.id: (facts.get(h.memory.id) or {}).get("outdated_by") for h in hits}
+    wanted = sorted({fact_id for fact_id in later.values() if fact_id})
+    if not wanted:
+        return hits
+    found = await search.stores.graph.get_memories(search.scope, wanted)
+    return [dataclasses.replace(h, replaced_by=found.get(later[h.memory.id] or "")) for h in hits]
 
 
 def _key(scored: rank.Scored) -> tuple[float, float, str]:

@@ -196,6 +196,16 @@ async def test_the_current_fact_ranks_above_the_turn_of_the_fact_it_superseded(c
     assert "Berlin" in answer[0]["memory"]["content"], order
     old_turn = next(r for r in answer if r["memory"]["content"] == "I live in Prague")
     assert old_turn["score_components"]["outdated"] < 0  # what it said is no longer so
+    (fact,) = result["superseded"]
+    assert old_turn["state"] == "replaced"
+    assert old_turn["replaced_by"]["id"] == fact["new"]
+    assert old_turn["replaced_by"]["timestamp"] > old_turn["memory"]["timestamp"]
+    assert {r["state"] for r in answer if r is not old_turn} == {"current"}
+    body = {"query": "where do I live?", "limit": 10}
+    block = (await client.post("/recall/context", json=body, headers=ALICE)).json()["context"]
+    (line,) = [line for line in block.splitlines() if "I live in Prague</memory>" in line]
+    assert f'state="replaced" replaced-by="{fact["new"]}"' in line
+    assert 'state="replaced"' not in block.split("I live in Prague</memory>")[1]
 
 
 async def test_transcripts_are_the_callers_own(client):

@@ -3552,6 +3552,15 @@ export interface components {
              */
             state_replaces?: string | null;
             /**
+             * State
+             * @description replaced: a newer fact superseded what this turn said (the current value is `replaced_by`). docs/recall.md, The current value first.
+             * @default current
+             * @enum {string}
+             */
+            state?: "current" | "replaced";
+            /** @description state replaced: the newer memory and its timestamp. */
+            replaced_by?: components["schemas"]["ReplacedBy"] | null;
+            /**
              * Source Turns
              * @description include_source_turns: the transcript turns a fact came from.
              */
@@ -3960,6 +3969,19 @@ export interface components {
              * @description Memories to compare (once it runs).
              */
             total?: number | null;
+        };
+        /** ReplacedBy */
+        ReplacedBy: {
+            /**
+             * Id
+             * @description The later memory's id.
+             */
+            id: string;
+            /**
+             * Timestamp
+             * @description When it was said.
+             */
+            timestamp: string;
         };
         /** ReprocessRequest */
         ReprocessRequest: {
