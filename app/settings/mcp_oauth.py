@@ -16,12 +16,36 @@ class McpOAuthSettings(BaseModel):
     # The authorization servers' issuer URLs (comma-separated or a JSON list; empty = none, no
     # metadata).
     mcp_oauth_authorization_servers: Annotated[list[str], NoDecode] = Field(
-        [], validation_alias="MCP_OAUTH_AUTHORIZATION_SERVERS"
+        [],
+        validation_alias="MCP_OAUTH_AUTHORIZATION_SERVERS",
+        description=(
+            "OAuth authorization servers (issuer URLs, comma-separated or a JSON "
+            "list) whose access tokens `/mcp` takes; publishes "
+            "`/.well-known/oauth-protected-resource` ([mcp](mcp.md#oauth)); unset: "
+            "off"
+        ),
     )
-    mcp_oauth_jwks_url: str | None = Field(None, validation_alias="MCP_OAUTH_JWKS_URL")
-    mcp_oauth_resource: str | None = Field(None, validation_alias="MCP_OAUTH_RESOURCE")
-    mcp_oauth_audience: str | None = Field(None, validation_alias="MCP_OAUTH_AUDIENCE")
-    mcp_oauth_user_claim: str = Field("sub", min_length=1, validation_alias="MCP_OAUTH_USER_CLAIM")
+    mcp_oauth_jwks_url: str | None = Field(
+        None,
+        validation_alias="MCP_OAUTH_JWKS_URL",
+        description="required with the servers: their signing keys' URL (`jwks_uri`)",
+    )
+    mcp_oauth_resource: str | None = Field(
+        None,
+        validation_alias="MCP_OAUTH_RESOURCE",
+        description="required with the servers: the public URL of `/mcp`",
+    )
+    mcp_oauth_audience: str | None = Field(
+        None,
+        validation_alias="MCP_OAUTH_AUDIENCE",
+        description="the `aud` tokens must carry; unset: the resource",
+    )
+    mcp_oauth_user_claim: str = Field(
+        "sub",
+        min_length=1,
+        validation_alias="MCP_OAUTH_USER_CLAIM",
+        description="the claim that names the Engram user",
+    )
 
     @field_validator("mcp_oauth_authorization_servers", mode="before")
     @classmethod
