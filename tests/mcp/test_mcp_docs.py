@@ -46,3 +46,12 @@ def test_the_readme_links_to_the_tool_list_instead_of_listing_tools() -> None:
     readme = (ROOT / "README.md").read_text()
     assert "docs/mcp.md" in readme
     assert not re.search(r"tools remember, store, recall", readme)
+
+
+def test_only_the_generated_list_counts_the_tools() -> None:
+    """A count written by hand goes stale with the next tool; the generated one cannot."""
+    counted = re.compile(r"\b(\d+|[a-z]+teen|twenty[-\w]*) (MCP )?tools\b", re.IGNORECASE)
+    pages = [ROOT / "README.md", *(ROOT / "docs").rglob("*.md")]
+    stray = [p.name for p in pages if p != DOC and counted.search(p.read_text())]
+    assert stray == []
+    assert counted.search(DOC.read_text().split(START)[1])
