@@ -129,5 +129,6 @@ CONDITIONS = word_set(
 # Month and weekday names: capitalised, never a person ("What did we do in May?").
 CALENDAR_NAMES = word_set(
     "january february march april may june july august september october november december "
-    "monday tuesday wednesday thursday friday saturday sunday"
+    "monday tuesday wednesday thursday friday saturday sunday "
+    "jan feb mar apr jun jul aug sep sept oct nov dec mon tue tues wed thu thur thurs fri sat sun"
 )

@@ -18,6 +18,8 @@ WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 NAME = re.compile(r"[A-Z][a-z]+")
 POSSESSIVE = re.compile(r"['’]s$")
 SENTENCE_ENDS = frozenset(".!?:;")
+# A full stop after these ends an abbreviated title, not a sentence: "Dr. Johnson" names Johnson.
+TITLES = frozenset({"dr", "mr", "mrs", "ms", "prof", "st", "mt", "sr", "jr"})
 MAX_NAMES = 20  # a question names a few people; a pasted text must not make the work grow
 
 
@@ -29,13 +31,15 @@ def query_names(query: str) -> list[str]:
     """
     names: list[str] = []
     seen: set[str] = set()
-    previous_end = 0
+    previous_end, previous = 0, ""
     for match in WORD.finditer(query):
         token = match.group()
         word = POSSESSIVE.sub("", token)
         gap = query[previous_end : match.start()].rstrip()
         opens = gap[-1] in SENTENCE_ENDS if gap else previous_end == 0
-        previous_end = match.end()
+        if opens and gap == "." and previous.lower() in TITLES:
+            opens = False
+        previous_end, previous = match.end(), token
         if opens and word == token:
             continue  # "What", "Did", … : capitalised because they open the sentence
         if NAME.fullmatch(word) and word.lower() not in CALENDAR_NAMES and word not in seen:

@@ -25,6 +25,7 @@ class RecallConfig:
     relevance_gate: float  # no result this similar (or sharing 2 terms) → none relevant
     context_seeds: int  # the best matches whose neighbouring turns get a context lift
     dense_without_names: bool  # embed the query without the people it names
+    unsaid_names: bool  # a question naming what no memory mentions gets nothing (unsaid.py)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -70,6 +71,7 @@ class RecallOutcome:
     expanded: int = 0
     scope_fallback: bool = False
     queries: list[str] = field(default_factory=list)  # every query run (queries, sub-queries)
+    unsaid: list[str] = field(default_factory=list)  # names asked about that no memory mentions
     cut: int = 0  # results the adaptive floor cut (places scope_fallback must not refill)
     relevant: bool = True  # False: a query was searched and nothing stored matches it
     # Milliseconds per step of the search (embed, search, graph), one after the other; the rest

@@ -82,7 +82,10 @@ class RecallResponse(BaseModel):
     vector_search: dict[str, Any] = Field(description="{enabled, matched}.")
     time_window: dict[str, Any] | None = Field(None, description="{start, end} if any.")
     state_filter: dict[str, Any] = Field(description="Suppressed and replaced counts.")
-    score_filter: dict[str, Any] = Field(description="min_score, relevance floor, filtered count.")
+    score_filter: dict[str, Any] = Field(
+        description="min_score, relevance floor, filtered count; never_mentioned: the names the "
+        "query asks about that no memory mentions (then nothing is relevant)."
+    )
     unsupported: list[str] = Field(description="What was accepted but not understood (time_query).")
     queries: list[str] | None = Field(
         None, description="Every query run, when more than one (queries, auto_decompose)."
@@ -243,6 +246,7 @@ def _response(
             "adaptive_floor": uses_adaptive_floor(params),
             "relevance_floor": floor if params.relevance_floor is None else params.relevance_floor,
             "filtered_count": outcome.floored,
+            **({"never_mentioned": outcome.unsaid} if outcome.unsaid else {}),
         },
         "unsupported": unsupported,
         "query_time_ms": outcome.elapsed_ms,

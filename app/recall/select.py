@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from app.models import Memory, MemoryProps, to_iso
-from app.recall import attribute_evidence, evidence, rank, steps
+from app.recall import attribute_evidence, evidence, rank, steps, unsaid
 from app.recall.asking import asks_about_user, wanted_speaker
 from app.recall.candidates import Best, Pool, Read
 from app.recall.names import query_names
@@ -35,6 +35,7 @@ class Selected:
     floored: int  # below the floor, min_score, the gate or the adaptive cut
     cut: int  # of which the adaptive cut
     relevant: bool
+    unsaid: list[str] = dataclasses.field(default_factory=list)  # names no memory mentions
 
 
 def thresholds(params: RecallRequest, config: RecallConfig) -> evidence.Thresholds:
@@ -62,13 +63,16 @@ async def select(search: Search, pool: Pool, found: Read, limits: evidence.Thres
     with steps.timed(timings, steps.SCORE):
         scoring = _Scoring(pool.best, pool.fused, visible, heads, judged, limits)
         hits, floored, relevant = _score(scoring, params, search.config, now)
+        never = await _names_never_said(search, limits) if relevant else []
+        if never:
+            hits, floored, relevant = [], floored + len(hits), False
         seeds = _order(hits, params)[: params.limit]
         cut = 0
         if uses_adaptive_floor(params):
             cut = len(seeds) - rank.adaptive_cut([hit.scored.score for hit in seeds])
             seeds = seeds[: len(seeds) - cut]
         seeds = await _mark_replaced(search, seeds, visible)
-    return Selected(seeds, suppressed, len(heads), floored + cut, cut, relevant)
+    return Selected(seeds, suppressed, len(heads), floored + cut, cut, relevant, never)
 
 
 @dataclass(frozen=True)
@@ -240,6 +244,16 @@ def _score(
         match_type = "state_replacement" if replaced else _match_type(best[source].candidate)
         hits.append(Hit(memories[shown], scored, match_type, query, replaced))
     return hits, floored, True
+
+
+async def _names_never_said(search: Search, limits: evidence.Thresholds) -> list[str]:
+    """The names the query asks about that no memory of the caller mentions (unsaid.py); none
+    looked up when the floor is off (every candidate shown, as asked)."""
+    query = search.params.query or ""
+    names = query_names(query)
+    if not search.config.unsaid_names or limits.off or not names or unsaid.asks_to_infer(query):
+        return []
+    return await unsaid.unsaid(search.stores.graph, search.scope, names)
 
 
 async def _mark_replaced(

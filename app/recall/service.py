@@ -83,6 +83,7 @@ async def _search(search: Search) -> RecallOutcome:
         cut=chosen.cut,
         timings=pool.timings,
         relevant=chosen.relevant,
+        unsaid=chosen.unsaid,
     )
 
 

@@ -44,4 +44,5 @@ def recall_config(settings: Settings) -> RecallConfig:
         relevance_gate=settings.recall_relevance_gate,
         context_seeds=settings.recall_context_seeds,
         dense_without_names=settings.recall_dense_without_names,
+        unsaid_names=settings.recall_unsaid_names,
     )

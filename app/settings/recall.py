@@ -144,6 +144,14 @@ class RecallSettings(BaseModel):
         validation_alias="RECALL_DENSE_WITHOUT_NAMES",
         description="embed the question without the people it names",
     )
+    # A question naming something no memory mentions ("Dr. Johnson" where only Dr. Smith was
+    # ever named) gets nothing (app/recall/unsaid.py). Off: such a question is left to the gate
+    # (for users who name things by aliases the memories do not use: "NYC" for "New York").
+    recall_unsaid_names: bool = Field(
+        True,
+        validation_alias="RECALL_UNSAID_NAMES",
+        description="a question that names something no memory mentions gets nothing",
+    )
     # Small k: top ranks dominate. On LoCoMo, k=5 gave recall@10 0.67 where k=60 gave 0.59.
     recall_rrf_k: int = Field(
         5,

@@ -1,0 +1,74 @@
+"""A question that names what was never said has nothing to answer it.
+
+"How often do I see Dr. Johnson?" asked of a history that only ever names Dr. Smith: the turns
+about Dr. Smith are close in meaning and share words, so the gate lets them through, and a chat
+front-end would inject them as if they answered. But the question names something no memory of
+the caller mentions; nothing stored can be about it. Recall then answers `relevant: false` with
+no results, as for an off-topic question.
+
+The names are the query's capitalised words (names.py: people, places, brands, nationalities —
+"Korea", "Sacramento", "Italian"). Each is looked up in FalkorDB's full-text index within the
+caller's scope: the graph, so a memory stored a moment ago and not yet embedded counts, and an
+archived one too (it was said). The lookup is loose on purpose — each word by its stem's first
+letters (all but the last three, at least four: "Himalayan" finds "Himalayas", "European"
+"Europe") or within one typo ("Tennesee") — since wrongly saying "never mentioned" hides what
+the user said, while a loose match only lets the gate decide as before. A name the index cannot
+look up (a stop word of the index, like "Will") is taken as said.
+
+A question that asks to infer ("Would Caroline likely enjoy Vivaldi?", "Could I…") names what
+it asks about precisely because it was not said: it is left to the gate.
+"""
+
+import asyncio
+import re
+from collections.abc import Sequence
+
+from app.scope import Scope
+from app.storage.graph import GraphStore
+
+MENTIONED = """
+CALL db.idx.fulltext.queryNodes('Memory', $text) YIELD node
+WITH node AS m
+WHERE m.user_id = $user_id AND (size(m.agent_lineage) = 0 OR $agent_id IN m.agent_lineage)
+RETURN m.id LIMIT 1
+"""
+WORD = re.compile(r"[A-Za-z0-9]{2,}")
+# The full-text index's own stop words (RediSearch's defaults): a name among them finds nothing.
+INDEX_STOP_WORDS = frozenset(
+    {"a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is"}
+    | {"it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there"}
+    | {"these", "they", "this", "to", "was", "will", "with"}
+)
+MAX_LOOKUPS = 5  # a question names a few things; a pasted text must not make the work grow
+MIN_PREFIX = 4
+INFERENCE = re.compile(r"^\W*(would|could|might)\b|\blikely\b", re.IGNORECASE)
+
+
+def asks_to_infer(query: str) -> bool:
+    """'Would … likely …', 'Could …', 'Might …': a question answered by inference."""
+    return bool(INFERENCE.search(query))
+
+
+def loose_term(word: str) -> str:
+    """The full-text query for one word: its first letters as a prefix, or it within one typo."""
+    if len(word) <= MIN_PREFIX:
+        return word
+    prefix = word[: max(MIN_PREFIX, len(word) - 3)]
+    return f"({prefix}*|%{word}%)"
+
+
+async def unsaid(graph: GraphStore, scope: Scope, names: Sequence[str]) -> list[str]:
+    """The names that no memory in the scope mentions."""
+    words = {name: WORD.findall(name) for name in names[:MAX_LOOKUPS]}
+    asked = {
+        name: " ".join(loose_term(w) for w in found)
+        for name, found in words.items()
+        if found and not any(w.lower() in INDEX_STOP_WORDS for w in found)
+    }
+    if not asked:
+        return []
+    params = {"user_id": scope.user_id, "agent_id": scope.agent_id}
+    found = await asyncio.gather(
+        *(graph.ro_query(MENTIONED, {**params, "text": text}) for text in asked.values())
+    )
+    return [name for name, rows in zip(asked, found, strict=True) if not rows]
