@@ -4,7 +4,6 @@ was asked to include besides (source turns, artifacts). Every step is charged to
 (app/recall/steps.py), so their sum is the response's query_time_ms."""
 
 import time
-from typing import Any
 
 from app.embeddings import Embedder
 from app.errors import BadRequest
@@ -26,7 +25,7 @@ async def answer(
     scope: Scope,
     params: RecallRequest,
     artifact_budget: int,
-) -> dict[str, Any]:
+) -> response.Body:
     """The response's body; `artifact_budget` bounds the artifact indexes one request builds."""
     if params.embedding is not None and len(params.embedding) != embedder.dimension:
         raise BadRequest(
@@ -48,7 +47,10 @@ async def answer(
     steps.add(outcome.timings, steps.TIER, tier_ms)
     tiers.keep_visible(outcome, tier)
     access.record(scope.user_id, [hit.memory.id for hit in outcome.hits])
-    body = {**response.body(params, outcome, config.relevance_floor), **tier.described()}
+    body: response.Body = {
+        **response.body(params, outcome, config.relevance_floor),
+        **tier.described(),
+    }
     if params.include_source_turns:
         await source_turns.attach(stores.graph, scope, body["results"])
     artifacts_ms = 0.0
