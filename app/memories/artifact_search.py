@@ -27,7 +27,7 @@ import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -64,6 +64,26 @@ class ChunkIndex:
 Scored = tuple[float, str, ArtifactMeta, tuple[int, int]]
 
 
+class ArtifactFound(TypedDict):
+    """A chunk as a recall's `artifacts.results` show it."""
+
+    memory_id: str
+    artifact: dict[str, Any]  # ArtifactMeta's fields
+    offset: int
+    length: int
+    content: str
+    score: float
+
+
+class ArtifactsFound(TypedDict):
+    """A recall's `artifacts`: the chunks, best first, and what was and was not searched."""
+
+    results: list[ArtifactFound]
+    searched: int
+    pending: int
+    skipped: int
+
+
 @dataclass
 class ArtifactHit:
     memory_id: str
@@ -73,7 +93,7 @@ class ArtifactHit:
     text: str
     score: float
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> ArtifactFound:
         return {
             "memory_id": self.memory_id,
             "artifact": self.artifact.model_dump(),
@@ -91,7 +111,7 @@ class ArtifactSearch:
     pending: int = 0  # text artifacts without an index, beyond this request's budget
     skipped: int = 0  # text artifacts whose file or index failed (logged, on the health board)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> ArtifactsFound:
         return {
             "results": [hit.as_dict() for hit in self.hits],
             "searched": self.searched,

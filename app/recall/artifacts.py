@@ -2,8 +2,6 @@
 memory, app/memories/artifact_search.py) and answers them apart from the memories, under
 `artifacts`, best first; routine recall never reads them."""
 
-from typing import Any
-
 from app.embeddings import Embedder
 from app.memories import artifact_search
 from app.recall.params import RecallRequest
@@ -22,7 +20,7 @@ async def search(
     *,
     floor: float,
     budget: int,
-) -> dict[str, Any]:
+) -> artifact_search.ArtifactsFound:
     """The `artifacts` part of a recall's answer; empty without a query or an embedding."""
     if params.embedding is not None:
         vector: list[float] = list(params.embedding)

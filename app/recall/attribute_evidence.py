@@ -234,7 +234,8 @@ def topic_scores(query_vectors: list[np.ndarray], found: Prototypes) -> np.ndarr
         best = np.full(len(TOPICS), -1.0, dtype=np.float32)
         np.maximum.at(best, found.topic_of, found.vectors @ vector)
         scores.append(best)
-    return np.min(scores, axis=0)
+    lowest: np.ndarray = np.min(scores, axis=0)
+    return lowest
 
 
 def matched_attributes(query_vectors: list[np.ndarray], found: Prototypes | None) -> frozenset[str]:

@@ -3,7 +3,7 @@ its outcome (hits with their score components and the diagnostics the response r
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TypedDict
 
 from app.embeddings import Embedder
 from app.models import Memory
@@ -85,7 +85,13 @@ def add_timings(into: dict[str, float], more: dict[str, float]) -> None:
         into[step] = round(into.get(step, 0.0) + elapsed, 2)
 
 
-def describe(outcome: RecallOutcome) -> dict[str, Any]:
+class StateCounts(TypedDict):
+    suppressed_count: int
+    replacement_count: int
+    floored_count: int
+
+
+def describe(outcome: RecallOutcome) -> StateCounts:
     """Counts for the response's diagnostics."""
     return {
         "suppressed_count": outcome.suppressed,

@@ -1,6 +1,5 @@
 """GET and POST /recall: AutoMem's parameters and response shape, plus Engram's extensions."""
 
-import time
 from typing import Any, Literal
 
 import pydantic_core
@@ -9,16 +8,11 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 from app.deps import EmbedderDep, ScopeDep, SettingsDep, StoresDep
-from app.errors import BadRequest
-from app.memories.schemas import MemoryOut, public
-from app.metrics import observe_recall_steps
-from app.models import to_iso
-from app.recall import artifacts, service, source_turns, steps, tiers
+from app.memories.schemas import MemoryOut
+from app.recall import answer
 from app.recall import params as recall_params
 from app.recall.dependencies import AccessDep, RecallConfigDep
-from app.recall.outcome import Hit, RecallOutcome, describe
 from app.recall.params import RecallRequest
-from app.recall.select import uses_adaptive_floor
 
 router = APIRouter(tags=["recall"])
 
@@ -131,7 +125,7 @@ async def recall_get(
     raw: dict[str, Any] = {}
     for key, value in request.query_params.multi_items():
         raw.setdefault(key, []).append(value)
-    return await _recall(stores, embedder, config, access, scope, raw, settings)
+    return await _answer(stores, embedder, config, access, scope, raw, settings)
 
 
 # The body is parsed as leniently as GET's query string (AutoMem clamps or defaults bad values
@@ -155,10 +149,10 @@ async def recall_post(
     body: dict[str, Any] = Body(...),
 ) -> JSONResponse:
     """The same as GET /recall, with a JSON body (see RecallRequest)."""
-    return await _recall(stores, embedder, config, access, scope, body, settings)
+    return await _answer(stores, embedder, config, access, scope, body, settings)
 
 
-async def _recall(
+async def _answer(
     stores: StoresDep,
     embedder: EmbedderDep,
     config: RecallConfigDep,
@@ -167,161 +161,13 @@ async def _recall(
     raw: dict[str, Any],
     settings: SettingsDep,
 ) -> JSONResponse:
-    params = recall_params.parse(raw)
-    if params.embedding is not None and len(params.embedding) != embedder.dimension:
-        raise BadRequest(
-            f"Invalid 'embedding': must contain exactly {embedder.dimension} values "
-            f"({len(params.embedding)} provided)"
-        )
-    started = time.perf_counter()
-    tier = await tiers.tier_of(
-        stores.graph, scope, session_id=params.session_id, memoryless=params.memoryless
+    body = await answer.answer(
+        stores=stores,
+        embedder=embedder,
+        config=config,
+        access=access,
+        scope=scope,
+        params=recall_params.parse(raw),
+        artifact_budget=settings.artifact_search_embed_budget,
     )
-    tier_ms = (time.perf_counter() - started) * 1000
-    if tier.memoryless:  # nothing searched, reinforced or logged
-        nothing = RecallOutcome(hits=[], relevant=False)
-        return FastJSONResponse(
-            {**_response(params, nothing, config.relevance_floor), **tier.described()}
-        )
-    outcome = await service.recall(
-        stores=stores, embedder=embedder, scope=scope, params=params, config=config
-    )
-    responding = time.perf_counter()
-    steps.add(outcome.timings, steps.TIER, tier_ms)
-    tiers.keep_visible(outcome, tier)
-    access.record(scope.user_id, [hit.memory.id for hit in outcome.hits])
-    body = {**_response(params, outcome, config.relevance_floor), **tier.described()}
-    if params.include_source_turns:
-        await source_turns.attach(stores.graph, scope, body["results"])
-    artifacts_ms = 0.0
-    if params.include_artifacts:
-        searching = time.perf_counter()
-        body["artifacts"] = await artifacts.search(
-            stores,
-            embedder,
-            scope,
-            params,
-            floor=config.relevance_floor,
-            budget=settings.artifact_search_embed_budget,
-        )
-        artifacts_ms = (time.perf_counter() - searching) * 1000
-        steps.add(outcome.timings, steps.ARTIFACTS, artifacts_ms)
-        responding += artifacts_ms / 1000
-    respond_ms = (time.perf_counter() - responding) * 1000
-    steps.add(outcome.timings, steps.RESPOND, respond_ms)
-    # the whole of the server's time: the tier before the recall, the response's body after it
-    body["query_time_ms"] = round(outcome.elapsed_ms + tier_ms + artifacts_ms + respond_ms, 2)
-    observe_recall_steps(outcome.timings)
     return FastJSONResponse(body)
-
-
-def _response(
-    params: recall_params.RecallRequest, outcome: RecallOutcome, floor: float
-) -> dict[str, Any]:
-    results = [_item(hit) for hit in outcome.hits]
-    window = outcome.window
-    unsupported = []
-    if not outcome.time_understood:
-        unsupported.append(f"time_query: {params.time_query!r} not understood")
-    return {
-        "status": "success",
-        "query": params.query,
-        "results": results,
-        "count": len(results),
-        "relevant": outcome.relevant,
-        "sort": params.sort,
-        "state_mode": params.state_mode,
-        "degraded": outcome.degraded,
-        "vector_search": {"enabled": "dense" in params.channels, "matched": outcome.vector_matched},
-        "time_window": {"start": to_iso(window[0]), "end": to_iso(window[1])} if window else None,
-        "tags": params.tags,
-        "tag_mode": params.tag_mode,
-        "tag_match": params.tag_match,
-        "state_filter": {
-            "current_only": params.state_mode == "current",
-            **describe(outcome),
-        },
-        "score_filter": {
-            "min_score": params.min_score,
-            "adaptive_floor": uses_adaptive_floor(params),
-            "relevance_floor": floor if params.relevance_floor is None else params.relevance_floor,
-            "filtered_count": outcome.floored,
-            **({"never_mentioned": outcome.unsaid} if outcome.unsaid else {}),
-        },
-        "unsupported": unsupported,
-        "query_time_ms": outcome.elapsed_ms,
-        "timings_ms": outcome.timings,
-        **_context_priority(params),
-        **({"scope_fallback": True} if outcome.scope_fallback else {}),
-        **({"queries": outcome.queries} if len(outcome.queries) > 1 else {}),
-        **_expansion(params, outcome),
-    }
-
-
-def _context_priority(params: recall_params.RecallRequest) -> dict[str, Any]:
-    if not (params.priority or params.priority_ids):
-        return {}
-    return {
-        "context_priority": {
-            "language": params.language,
-            "priority_tags": list(params.priority.tags)[:10],
-            "priority_types": list(params.priority.types),
-            "priority_ids": params.priority_ids,
-        }
-    }
-
-
-def _expansion(params: recall_params.RecallRequest, outcome: RecallOutcome) -> dict[str, Any]:
-    described = {}
-    if params.expand_entities:
-        by_entity = [hit for hit in outcome.hits if hit.via_entity]
-        described["entity_expansion"] = {
-            "enabled": True,
-            "expanded_count": len(by_entity),
-            "entities_found": list(dict.fromkeys(hit.via_entity for hit in by_entity))[:10],
-        }
-    if not params.expand_relations:
-        return described
-    return {
-        **described,
-        "expansion": {
-            "enabled": True,
-            "seed_count": len(outcome.hits) - outcome.expanded,
-            "expanded_count": outcome.expanded,
-            "relation_limit": params.relation_limit,
-            "expansion_limit": params.expansion_limit,
-            "respect_tags": params.expand_respect_tags,
-        },
-    }
-
-
-def _item(hit: Hit) -> dict[str, Any]:
-    scored = hit.scored
-    item = {
-        "id": hit.memory.id,
-        "score": round(scored.score, 6),
-        "final_score": round(scored.score, 6),
-        "original_score": round(scored.match, 6),
-        "match_score": round(scored.match, 6),
-        "match_type": hit.match_type,
-        "source": "qdrant" if hit.match_type in ("vector", "keyword") else "graph",
-        "memory": public(hit.memory),
-        "score_components": {name: round(value, 6) for name, value in scored.components.items()},
-        "relations": [],
-        "state": "current",
-        "_query": hit.query,
-    }
-    if hit.replaces:
-        item["state_replaces"] = hit.replaces
-    if hit.replaced_by is not None:
-        later = hit.replaced_by
-        item.update(state="replaced", replaced_by={"id": later.id, "timestamp": later.timestamp})
-    if hit.outside_tag_scope:
-        item["outside_tag_scope"] = True
-    if hit.related_to:
-        item.update(expanded=True, related_to=[hit.related_to], relation_score=item["score"])
-        if hit.via_entity:
-            item["expanded_from_entity"] = hit.via_entity
-        else:
-            item["relation_type"] = hit.relation_type
-    return item

@@ -13,12 +13,21 @@ answers) and within a second to every other API process.
 """
 
 from dataclasses import dataclass
+from typing import TypedDict
 
 from app.models import Memory
 from app.recall.outcome import RecallOutcome
 from app.scope import Scope
 from app.storage import sessions, user_settings
 from app.storage.graph import GraphStore
+
+
+class TierFields(TypedDict, total=False):
+    """What a recall's response says of a tier that shows less than everything."""
+
+    memoryless: bool
+    personal_intelligence: bool
+    session_id: str | None
 
 
 @dataclass(frozen=True)
@@ -36,7 +45,7 @@ class Tier:
             return True
         return self.session_id is not None and memory.session_id == self.session_id
 
-    def described(self) -> dict[str, object]:
+    def described(self) -> TierFields:
         """The response fields that tell a client why it got less (none in the default tier)."""
         if self.memoryless:
             return {"memoryless": True}
