@@ -3634,7 +3634,7 @@ export interface components {
             };
             /**
              * Score Filter
-             * @description min_score, relevance floor, filtered count.
+             * @description min_score, relevance floor, filtered count; never_mentioned: the names the query asks about that no memory mentions (then nothing is relevant).
              */
             score_filter: {
                 [key: string]: unknown;
