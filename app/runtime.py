@@ -41,13 +41,13 @@ from app.refusals import (
 from app.remember.pipeline import RememberConfig
 from app.remember.stats import ExtractionStats
 from app.storage import Stores
-from app.storage.address import FalkorAddress, falkordb_address
 from app.storage.artifact_backends import open_artifact_store
-from app.storage.falkordb_server import EmbeddedFalkorDB
+from app.storage.falkordb.address import FalkorAddress, falkordb_address
+from app.storage.falkordb.replication import Replicas
+from app.storage.falkordb.server import EmbeddedFalkorDB
 from app.storage.graph import GraphStore
 from app.storage.identity import Identity, check_identity, mark_verified, vector_store_identity
 from app.storage.ownership import DataDirLock, claim_data_dir
-from app.storage.replication import Replicas
 from app.storage.schema import migrate
 from app.storage.vectors import VectorDimensionMismatch, create_vector_index
 from app.wiring.jobs import job_kinds

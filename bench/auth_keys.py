@@ -22,7 +22,7 @@ from pathlib import Path
 
 from app.auth import build_keyring
 from app.auth.runtime_keys import Authenticator, KeyPolicy, RuntimeKeys
-from app.storage.falkordb_server import EmbeddedFalkorDB
+from app.storage.falkordb.server import EmbeddedFalkorDB
 from app.storage.graph import GraphStore
 from app.storage.schema import migrate
 from bench._engram import free_port, percentiles

@@ -14,7 +14,7 @@ from typing import Any
 from app.models import Memory
 from app.scope import Scope
 from app.storage.cypher import scope_predicate
-from app.storage.falkordb import FalkorGraph
+from app.storage.falkordb.client import FalkorGraph
 from app.storage.idempotency import Claim, KeyTaken, guarded
 from app.storage.records import memory_from_properties, memory_to_properties, scope_params
 

@@ -50,7 +50,7 @@ from app.storage.cypher import (
     UNEMBEDDED,
     UPDATE_MEMORY,
 )
-from app.storage.falkordb import FalkorGraph
+from app.storage.falkordb.client import FalkorGraph
 from app.storage.idempotency import Claim, KeyTaken, guarded
 from app.storage.records import (
     BrowseFilter,

@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from app.models import to_iso
-from app.storage.falkordb import FalkorGraph
+from app.storage.falkordb.client import FalkorGraph
 
 TTL_HOURS = 24
 SWEEP = 100

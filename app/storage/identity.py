@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from app.storage.address import FalkorAddress
+from app.storage.falkordb.address import FalkorAddress
 
 STORE_ID_FILE = "engram-store-id"
 MEMORY_LOCATION = ":memory:"

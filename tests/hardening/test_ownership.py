@@ -16,7 +16,7 @@ import pytest
 
 from app.refusals import StartupRefused
 from app.runtime import start_runtime
-from app.storage.falkordb_server import EmbeddedFalkorDB
+from app.storage.falkordb.server import EmbeddedFalkorDB
 from app.storage.ownership import LOCKFILE, claim_data_dir, lock_owner
 from tests.conftest import ALICE_KEY, auth, free_port, running_client, test_settings
 

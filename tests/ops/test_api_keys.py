@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from app.storage import api_keys
-from app.storage.falkordb_server import EmbeddedFalkorDB
+from app.storage.falkordb.server import EmbeddedFalkorDB
 from app.storage.graph import GraphStore
 from tests.conftest import (
     ADMIN_KEY,

@@ -10,7 +10,7 @@ import httpx
 import redis.asyncio as redis
 
 from app.storage import disk
-from app.storage.falkordb_server import EmbeddedFalkorDB
+from app.storage.falkordb.server import EmbeddedFalkorDB
 from tests.conftest import ADMIN_KEY, BOB_KEY, auth, free_port, running_client, test_settings
 
 BOB, ADMIN = auth(BOB_KEY), auth(ADMIN_KEY)

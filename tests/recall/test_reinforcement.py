@@ -5,7 +5,7 @@ import contextlib
 import logging
 
 from app.recall.access import AccessRecorder
-from app.storage.falkordb_server import EmbeddedFalkorDB
+from app.storage.falkordb.server import EmbeddedFalkorDB
 from app.storage.graph import GraphStore
 from app.storage.mirror import vector_payload
 from app.storage.records import memory_from_properties

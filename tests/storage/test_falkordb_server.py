@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 import redis.asyncio as redis
 
-from app.storage import falkordb_server
-from app.storage.falkordb_server import EmbeddedFalkorDB, _is_redis_process
+from app.storage.falkordb import server as falkordb_server
+from app.storage.falkordb.server import EmbeddedFalkorDB, _is_redis_process
 from app.storage.graph import GraphStore
 from tests.conftest import free_port
 

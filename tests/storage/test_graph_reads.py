@@ -9,7 +9,7 @@ import pytest
 import redis.asyncio as redis
 
 from app.errors import StoreUnavailable
-from app.storage.falkordb_server import EmbeddedFalkorDB
+from app.storage.falkordb.server import EmbeddedFalkorDB
 from app.storage.graph import GraphStore
 from tests.conftest import free_port
 

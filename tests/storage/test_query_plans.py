@@ -12,9 +12,10 @@ import pytest
 
 from app.relation_types import REGISTRY
 from app.scope import Scope
-from app.storage import api_keys, compact, duplicates, relations
+from app.storage import api_keys, duplicates, relations
 from app.storage import cypher as queries
 from app.storage import enrichment as entities
+from app.storage.falkordb import compact
 from app.storage.graph import GraphStore
 from app.storage.records import scope_params
 from app.storage.schema import migrate

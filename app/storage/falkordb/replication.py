@@ -22,7 +22,7 @@ from redis.asyncio import Redis
 
 from app.errors import StoreUnavailable
 from app.models import to_iso, utc_now
-from app.storage.compact import params_header
+from app.storage.falkordb.compact import params_header
 from app.storage.health import ComponentHealth
 
 

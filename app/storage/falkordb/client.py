@@ -14,12 +14,12 @@ from redis.exceptions import RedisError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from app.errors import StoreUnavailable
-from app.storage import compact
-from app.storage.address import FalkorAddress
-from app.storage.cypher import INDEXES
-from app.storage.replication import Replicas
+from app.storage.falkordb import compact
+from app.storage.falkordb.address import FalkorAddress
+from app.storage.falkordb.replication import Replicas
 
 log = logging.getLogger(__name__)
+INDEXES = "CALL db.indexes() YIELD label, properties, types, status"
 REWRITE_TIMEOUT_S = 120.0
 REWRITE_POLL_S = 0.05
 
@@ -27,7 +27,7 @@ REWRITE_POLL_S = 0.05
 class FalkorGraph:
     """One graph of a FalkorDB server (or of the primary Sentinel names), over a bounded
     connection pool. With `replicas`, every write query waits until that many replicas have
-    it (`WAIT`, app/storage/replication.py)."""
+    it (`WAIT`, app/storage/falkordb/replication.py)."""
 
     def __init__(
         self,

