@@ -45,10 +45,10 @@ from app.storage.artifact_backends import open_artifact_store
 from app.storage.falkordb.address import FalkorAddress, falkordb_address
 from app.storage.falkordb.replication import Replicas
 from app.storage.falkordb.server import EmbeddedFalkorDB
-from app.storage.graph import GraphStore
+from app.storage.graph.schema import migrate
+from app.storage.graph.store import GraphStore
 from app.storage.identity import Identity, check_identity, mark_verified, vector_store_identity
 from app.storage.ownership import DataDirLock, claim_data_dir
-from app.storage.schema import migrate
 from app.storage.vectors import VectorDimensionMismatch, create_vector_index
 from app.wiring.jobs import job_kinds
 from app.wiring.keys import start_authenticator

@@ -21,9 +21,9 @@ from app.auth import KeyRing, Principal
 from app.auth.oauth import OAuthTokens
 from app.errors import Conflict, NotFound, StoreUnavailable
 from app.models import to_iso, utc_now
-from app.storage import api_keys
-from app.storage.api_keys import ApiKeyRecord
-from app.storage.graph import GraphStore
+from app.storage.graph import api_keys
+from app.storage.graph.api_keys import ApiKeyRecord
+from app.storage.graph.store import GraphStore
 
 log = logging.getLogger(__name__)
 

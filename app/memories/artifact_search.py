@@ -37,8 +37,8 @@ from app.memories.artifact_checks import is_text
 from app.models import ArtifactMeta
 from app.scope import Scope
 from app.storage import Stores
-from app.storage import artifact_records as records
 from app.storage.artifacts import ArtifactStore
+from app.storage.graph import artifact_records as records
 from app.storage.health import HealthBoard
 
 log = logging.getLogger(__name__)

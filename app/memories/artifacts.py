@@ -34,9 +34,9 @@ from app.memories.artifact_links import Grant, sign
 from app.models import ArtifactMeta, to_iso, utc_now
 from app.scope import Scope
 from app.storage import Stores
-from app.storage import artifact_records as records
 from app.storage.artifacts import ArtifactStore, TooLarge
-from app.storage.records import new_id
+from app.storage.graph import artifact_records as records
+from app.storage.graph.records import new_id
 
 log = logging.getLogger(__name__)
 

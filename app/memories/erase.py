@@ -27,7 +27,8 @@ from app.memories.windows import clear_windows_holding
 from app.models import to_iso, utc_now
 from app.ratelimit import ERASURES, check_rate
 from app.scope import Scope
-from app.storage import Stores, disk, erasure
+from app.storage import Stores, disk
+from app.storage.graph import erasure
 from app.webhooks.events import ERASED, emit_memories
 
 log = logging.getLogger(__name__)

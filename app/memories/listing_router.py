@@ -14,7 +14,7 @@ from app.memories.schemas import MemoryOut, out
 from app.models import TYPE_ALIASES, Layer, to_iso, utc_now
 from app.scope import Scope
 from app.storage import Stores
-from app.storage.listing import ListQuery, Order, SortKey, State
+from app.storage.graph.listing import ListQuery, Order, SortKey, State
 
 router = APIRouter(tags=["memories"])
 

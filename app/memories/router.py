@@ -28,7 +28,7 @@ from app.memories.schemas import (
 )
 from app.models import to_iso, utc_now
 from app.storage import Stores
-from app.storage.idempotency import Claim
+from app.storage.graph.idempotency import Claim
 
 router = APIRouter(tags=["memories"])
 

@@ -17,7 +17,7 @@ from app.ops.portable import export_lines, import_file
 from app.ops.uploads import receive_to
 from app.ops.write_gate import WriteGate
 from app.storage.artifacts import ArtifactStore
-from app.storage.graph import GraphStore
+from app.storage.graph.store import GraphStore
 
 router = APIRouter(tags=["operations"])
 

@@ -19,7 +19,7 @@ from datetime import timedelta
 
 from app.errors import StoreUnavailable
 from app.models import to_iso, utc_now
-from app.storage.graph import GraphStore
+from app.storage.graph.store import GraphStore
 from app.storage.vectors import VectorIndex
 
 log = logging.getLogger(__name__)

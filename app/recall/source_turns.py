@@ -5,7 +5,7 @@ words behind a fact or quote them."""
 from typing import Any
 
 from app.scope import Scope
-from app.storage.graph import GraphStore
+from app.storage.graph.store import GraphStore
 
 TURN_FIELDS = ("id", "content", "speaker", "role", "timestamp", "session_id")
 

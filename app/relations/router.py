@@ -19,9 +19,9 @@ from app.relations.schemas import (
     DissociateResponse,
     RelatedResponse,
 )
-from app.storage import idempotency
-from app.storage import relations as edges
-from app.storage.idempotency import Claim
+from app.storage.graph import idempotency
+from app.storage.graph import relations as edges
+from app.storage.graph.idempotency import Claim
 
 router = APIRouter(tags=["relationships"])
 ASSOCIATE_EXAMPLE = {"memory1_id": "…", "memory2_id": "…", "type": "RELATES_TO", "strength": 0.5}

@@ -13,7 +13,7 @@ from app.deps import ScopeDep, StoresDep
 from app.memories.schemas import MemoryOut, public
 from app.models import Memory
 from app.remember import attributes
-from app.storage import reflections
+from app.storage.graph import reflections
 
 router = APIRouter(tags=["remember"])
 

@@ -14,8 +14,8 @@ from pydantic import BaseModel, Field
 from app.deps import ScopeDep, StoresDep
 from app.errors import NotFound
 from app.models import to_iso, utc_now
-from app.storage import sessions, transcripts
-from app.storage.transcripts import Message
+from app.storage.graph import sessions, transcripts
+from app.storage.graph.transcripts import Message
 
 router = APIRouter(tags=["remember"])
 

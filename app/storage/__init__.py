@@ -5,7 +5,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.storage.artifacts import ArtifactStore
-from app.storage.graph import GraphStore
+from app.storage.graph.store import GraphStore
 from app.storage.health import HealthBoard
 from app.storage.vectors import VectorIndex
 

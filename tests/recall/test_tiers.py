@@ -175,7 +175,7 @@ async def test_erasing_a_user_erases_their_settings(client):
 
 
 async def test_the_cached_switch_follows_a_change_at_once_and_per_user(client):
-    """The switch is cached per user (app/storage/settings_cache.py): a change is seen by the
+    """The switch is cached per user (app/storage/graph/settings_cache.py): a change is seen by the
     very next recall, and one user's switch never answers for another."""
     alice_own = await store(client, "Kestrel hovering over the meadow.")
     bob_own = await store(client, "Kestrel feathers in the garden.", headers=BOB)

@@ -9,8 +9,8 @@ from app.errors import StoreUnavailable
 from app.scope import Scope
 from app.storage.falkordb import compact
 from app.storage.falkordb.server import EmbeddedFalkorDB
-from app.storage.graph import GraphStore
-from app.storage.records import RecallCandidates
+from app.storage.graph.records import RecallCandidates
+from app.storage.graph.store import GraphStore
 from tests.conftest import free_port
 
 

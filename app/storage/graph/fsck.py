@@ -9,9 +9,9 @@ from typing import Any
 
 from app.models import JSON_PROPERTIES, SPARSE_PROPERTIES
 from app.scope import Scope
-from app.storage.cypher import IN_SCOPE
-from app.storage.graph import GraphStore
-from app.storage.records import scope_params
+from app.storage.graph.cypher import IN_SCOPE
+from app.storage.graph.records import scope_params
+from app.storage.graph.store import GraphStore
 
 OWNER = "($user_id IS NULL OR m.user_id = $user_id)"
 PAGE = """

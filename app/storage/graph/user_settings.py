@@ -3,8 +3,8 @@ the first change. Absent settings take their defaults (Personal Intelligence on)
 
 from typing import Any
 
-from app.storage import settings_cache
-from app.storage.graph import GraphStore
+from app.storage.graph import settings_cache
+from app.storage.graph.store import GraphStore
 
 DEFAULTS: dict[str, Any] = {"personal_intelligence": True}
 

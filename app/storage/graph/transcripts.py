@@ -6,9 +6,9 @@ from dataclasses import dataclass, field
 
 from app.models import Memory
 from app.scope import Scope
-from app.storage.cypher import IN_SCOPE
-from app.storage.graph import GraphStore
-from app.storage.records import memories_of, parse_json_property, scope_params
+from app.storage.graph.cypher import IN_SCOPE
+from app.storage.graph.records import memories_of, parse_json_property, scope_params
+from app.storage.graph.store import GraphStore
 
 CHUNKS_READ = 3  # chunks read per message wanted: a long message is a few chunks
 

@@ -10,7 +10,7 @@ parameters: they are checked to be plain identifiers before they enter a query.
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-from app.storage.graph import GraphStore
+from app.storage.graph.store import GraphStore
 
 ID_RANGE = 2048
 WRITE_BATCH = 1000

@@ -8,8 +8,8 @@ event `erase`. Each step is idempotent: an interrupted erasure is finished by ru
 
 from collections.abc import Sequence
 
-from app.storage import settings_cache
-from app.storage.graph import GraphStore
+from app.storage.graph import settings_cache
+from app.storage.graph.store import GraphStore
 
 # Summaries made from the erased memories (DERIVED_FROM and SUMMARIZES point from a summary to
 # its sources): they restate the erased content, so they are erased too.

@@ -12,9 +12,9 @@ from typing import Any
 
 from app.models import ArtifactMeta
 from app.scope import Scope
-from app.storage.cypher import IN_SCOPE
-from app.storage.graph import GraphStore
-from app.storage.records import json_property, parse_json_property, scope_params
+from app.storage.graph.cypher import IN_SCOPE
+from app.storage.graph.records import json_property, parse_json_property, scope_params
+from app.storage.graph.store import GraphStore
 from app.validation import MEDIA_ESSENCE
 
 log = logging.getLogger(__name__)

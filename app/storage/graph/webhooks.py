@@ -8,7 +8,7 @@ key itself). So the graph, and every backup of it, holds the secrets: see docs/a
 from dataclasses import dataclass
 from typing import Any
 
-from app.storage.graph import GraphStore
+from app.storage.graph.store import GraphStore
 
 CREATE_TARGET = """
 CREATE (t:WebhookTarget {id: $id, url: $url, secret: $secret, events: $events,

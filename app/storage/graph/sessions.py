@@ -10,9 +10,9 @@ from typing import Any
 
 from app.models import Memory
 from app.scope import Scope
-from app.storage.cypher import IN_SCOPE
-from app.storage.graph import GraphStore
-from app.storage.records import memory_from_properties, scope_params, to_memory
+from app.storage.graph.cypher import IN_SCOPE
+from app.storage.graph.records import memory_from_properties, scope_params, to_memory
+from app.storage.graph.store import GraphStore
 
 TOUCH_SESSION = """
 MERGE (s:Session {user_id: $user_id, session_id: $session_id})

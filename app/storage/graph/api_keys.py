@@ -9,7 +9,7 @@ A revoked key stays, with `revoked_at`, so listings and audit entries can still 
 from dataclasses import dataclass
 from typing import Any
 
-from app.storage.graph import GraphStore
+from app.storage.graph.store import GraphStore
 
 RING_ID = "keys"
 

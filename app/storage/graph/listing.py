@@ -12,9 +12,9 @@ from typing import Literal
 
 from app.models import Memory
 from app.scope import Scope
-from app.storage.cypher import IN_SCOPE
-from app.storage.graph import GraphStore
-from app.storage.records import memories_of, scope_params
+from app.storage.graph.cypher import IN_SCOPE
+from app.storage.graph.records import memories_of, scope_params
+from app.storage.graph.store import GraphStore
 
 SortKey = Literal["created_at", "timestamp", "updated_at"]
 Order = Literal["asc", "desc"]

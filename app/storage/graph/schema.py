@@ -12,7 +12,7 @@ from types import ModuleType
 
 import migrations
 from app.models import to_iso, utc_now
-from app.storage.graph import GraphStore
+from app.storage.graph.store import GraphStore
 
 log = logging.getLogger(__name__)
 

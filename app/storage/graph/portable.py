@@ -4,7 +4,7 @@ read and written by id (operator paths, any user; the caller decides whose)."""
 from collections.abc import Sequence
 from typing import Any
 
-from app.storage.graph import GraphStore
+from app.storage.graph.store import GraphStore
 
 REVISIONS = "MATCH (r:Revision) WHERE r.memory_id IN $ids RETURN r.memory_id, properties(r)"
 LINKS = """

@@ -1,4 +1,7 @@
-"""The Cypher of the graph store: every query is a constant here, values always go in as $params.
+"""The Cypher of GraphStore's own methods (store.py): memories written, read, updated and deleted,
+recall's candidate reads, history, embedding status and counts, each a constant; values always go
+in as $params. Also the scope predicate (`scope_predicate`, IN_SCOPE) that every scoped query of
+this package builds on. The Cypher of each other concern is in a module of its own beside this one.
 
 Every memory read takes the scope predicate (IN_SCOPE) as part of the query itself, so a memory
 outside the caller's scope is indistinguishable from one that does not exist.

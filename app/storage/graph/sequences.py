@@ -4,7 +4,7 @@ memory without a session carries, and the PRECEDED_BY links between its turns.""
 from collections.abc import Sequence
 from typing import Any
 
-from app.storage.graph import GraphStore
+from app.storage.graph.store import GraphStore
 
 SET_KEYS = """
 UNWIND $rows AS row

@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.scope import Scope
-from app.storage.cypher import scope_predicate
-from app.storage.graph import GraphStore
-from app.storage.records import scope_params
+from app.storage.graph.cypher import scope_predicate
+from app.storage.graph.records import scope_params
+from app.storage.graph.store import GraphStore
 
 TURNS_BEFORE = 2  # a window is the turn and the two before it in its conversation
 

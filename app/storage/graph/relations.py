@@ -8,9 +8,9 @@ from typing import Any
 
 from app.relation_types import REGISTRY
 from app.scope import Scope
-from app.storage.cypher import IN_SCOPE
-from app.storage.graph import GraphStore
-from app.storage.records import memory_from_properties, scope_params
+from app.storage.graph.cypher import IN_SCOPE
+from app.storage.graph.records import memory_from_properties, scope_params
+from app.storage.graph.store import GraphStore
 
 A_IN_SCOPE = IN_SCOPE.replace("m.", "a.")
 B_IN_SCOPE = IN_SCOPE.replace("m.", "b.")
@@ -53,7 +53,7 @@ CREATE = {name: _create(name) for name in REGISTRY}
 DELETE = {name: _delete(name) for name in REGISTRY}
 RELATED = {depth: _related(depth) for depth in range(1, MAX_DEPTH + 1)}
 # Seeds first, behind WITH, so the walk starts from them, not from every memory of the user
-# (see EXPAND_BY_ENTITIES in app/storage/enrichment.py).
+# (see EXPAND_BY_ENTITIES in app/storage/graph/enrichment.py).
 EXPAND = f"""
 MATCH (s:Memory) WHERE s.id IN $seeds AND s.user_id = $user_id
 WITH s

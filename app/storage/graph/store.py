@@ -1,5 +1,8 @@
-"""GraphStore: FalkorDB, the source of truth. Its Cypher is in storage/cypher.py; values always go
-in as $params.
+"""GraphStore: the memory graph in FalkorDB, the source of truth. A FalkorGraph (the client,
+app/storage/falkordb/client.py) with one method per memory operation the app needs: writes,
+reads by id, recall's candidate reads, history, embedding status, counts. Its queries are the
+constants of cypher.py beside it; the other modules of this package hold the Cypher of one
+concern each and take a GraphStore. Values always go in as $params.
 
 Every memory read and write takes a Scope; the scope predicate is part of the query itself, so a
 memory outside the caller's scope is indistinguishable from one that does not exist. Each write
@@ -13,7 +16,8 @@ from typing import Any
 
 from app.models import Memory
 from app.scope import Scope
-from app.storage.cypher import (
+from app.storage.falkordb.client import FalkorGraph
+from app.storage.graph.cypher import (
     AUDIT_EVENTS,
     BROWSE_BY,
     CANDIDATE_READS,
@@ -50,9 +54,8 @@ from app.storage.cypher import (
     UNEMBEDDED,
     UPDATE_MEMORY,
 )
-from app.storage.falkordb.client import FalkorGraph
-from app.storage.idempotency import Claim, KeyTaken, guarded
-from app.storage.records import (
+from app.storage.graph.idempotency import Claim, KeyTaken, guarded
+from app.storage.graph.records import (
     BrowseFilter,
     RecallCandidates,
     graph_values,

@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from app.scope import Scope
-from app.storage.cypher import IN_SCOPE
-from app.storage.graph import GraphStore
-from app.storage.records import memory_from_properties, scope_params, to_memory
+from app.storage.graph.cypher import IN_SCOPE
+from app.storage.graph.records import memory_from_properties, scope_params, to_memory
+from app.storage.graph.store import GraphStore
 
 # One memory's enrichment, written atomically, only if the memory is still at the version and
 # content it was enriched from (a concurrent PATCH wins; the job then runs again). Its mentions

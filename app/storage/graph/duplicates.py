@@ -13,10 +13,10 @@ from typing import Any
 
 from app.models import Memory
 from app.scope import Scope
-from app.storage.cypher import scope_predicate
 from app.storage.falkordb.client import FalkorGraph
-from app.storage.idempotency import Claim, KeyTaken, guarded
-from app.storage.records import memory_from_properties, memory_to_properties, scope_params
+from app.storage.graph.cypher import scope_predicate
+from app.storage.graph.idempotency import Claim, KeyTaken, guarded
+from app.storage.graph.records import memory_from_properties, memory_to_properties, scope_params
 
 # Marks the refs of an idempotency key whose request was answered with an existing memory, so that
 # a retry answers the same (the key's refs are [memory id, DUPLICATE_REF]).

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from app.models import Memory
-from app.storage.graph import GraphStore
-from app.storage.records import memory_from_properties
+from app.storage.graph.records import memory_from_properties
+from app.storage.graph.store import GraphStore
 
 # Live memories in id order with the number of their links to other memories.
 SCORING_PAGE = """

@@ -14,10 +14,10 @@ from typing import Any
 from uuid import uuid4
 
 from app.scope import Scope
-from app.storage.cypher import IN_SCOPE, scope_predicate
-from app.storage.graph import GraphStore
-from app.storage.listing import WHOLE_USER
-from app.storage.records import scope_params
+from app.storage.graph.cypher import IN_SCOPE, scope_predicate
+from app.storage.graph.listing import WHOLE_USER
+from app.storage.graph.records import scope_params
+from app.storage.graph.store import GraphStore
 
 
 def _owner(whole_user: bool) -> str:

@@ -9,9 +9,9 @@ from typing import Any
 
 from app.models import Memory
 from app.scope import Scope
-from app.storage.cypher import IN_SCOPE
-from app.storage.graph import GraphStore
-from app.storage.records import scope_params, to_memory
+from app.storage.graph.cypher import IN_SCOPE
+from app.storage.graph.records import scope_params, to_memory
+from app.storage.graph.store import GraphStore
 
 # Returns the count before and after; a job already counted adds nothing.
 COUNT_USER_MESSAGES = """

@@ -6,8 +6,8 @@ user id.
 
 from collections.abc import Sequence
 
-from app.storage.cypher import DELETE_MEMORIES, IN_SCOPE
-from app.storage.graph import GraphStore
+from app.storage.graph.cypher import DELETE_MEMORIES, IN_SCOPE
+from app.storage.graph.store import GraphStore
 
 LIVE_IDS = "MATCH (m:Memory {user_id: $user_id}) RETURN m.id ORDER BY m.id LIMIT $limit"
 # DELETE_MEMORIES (revision, tombstone, audit event each) for any agent of the user.
