@@ -41,7 +41,7 @@ from app.refusals import (
 from app.remember.pipeline import RememberConfig
 from app.remember.stats import ExtractionStats
 from app.storage import Stores
-from app.storage.artifact_backends import open_artifact_store
+from app.storage.artifacts.backends import open_artifact_store
 from app.storage.falkordb.address import FalkorAddress, falkordb_address
 from app.storage.falkordb.replication import Replicas
 from app.storage.falkordb.server import EmbeddedFalkorDB

@@ -18,7 +18,7 @@ from app.lifecycle.fsck_checks import Finding, Stored
 from app.memories import artifact_search
 from app.memories.artifact_checks import is_text
 from app.storage import Stores
-from app.storage.artifacts import ArtifactStore
+from app.storage.artifacts.files import ArtifactStore
 from app.storage.graph.artifact_records import valid_type
 
 REBUILD = "build its search index again"

@@ -4,11 +4,11 @@ recall: slow memory is fetched when asked for.
 A text artifact is cut into chunks of about CHUNK_CHARS characters, ended after a sentence or at
 a space where one is near, never inside a word; each chunk is embedded with the memory
 embedder. The chunks' unit vectors are kept beside the file as its search index
-(`<artifact id>.chunks`, app/storage/artifacts.py), written by an `artifact_index` job after the
-upload or, when a search finds none, by the search itself within its budget (chunks embedded per
-request); artifacts left over are reported as `pending`. The index names the file's sha256 and
-the embedding model, so a stale one is rebuilt; it goes with its file (delete, erasure) and is
-not part of backups or exports (it is rebuilt from the text).
+(`<artifact id>.chunks`, app/storage/artifacts/files.py), written by an `artifact_index` job
+after the upload or, when a search finds none, by the search itself within its budget (chunks
+embedded per request); artifacts left over are reported as `pending`. The index names the file's
+sha256 and the embedding model, so a stale one is rebuilt; it goes with its file (delete,
+erasure) and is not part of backups or exports (it is rebuilt from the text).
 
 A search scores every chunk of the caller's text artifacts by cosine similarity with the
 query's vector and returns the best ones above the floor, each with its memory, artifact,
@@ -37,7 +37,7 @@ from app.memories.artifact_checks import is_text
 from app.models import ArtifactMeta
 from app.scope import Scope
 from app.storage import Stores
-from app.storage.artifacts import ArtifactStore
+from app.storage.artifacts.files import ArtifactStore
 from app.storage.graph import artifact_records as records
 from app.storage.health import HealthBoard
 

@@ -1,6 +1,6 @@
 """Artifacts (mnemory's "slow memory"): files attached to a memory, up to MAX_ARTIFACT_SIZE each.
 
-The bytes are written first (whole or not at all, app/storage/artifacts.py), then the metadata
+The bytes are written first (whole or not at all, app/storage/artifacts/files.py), then the metadata
 joins the memory's `artifacts` list in the graph; a crash between the two leaves only a file no
 memory names, which fsck's sweep removes. An artifact is reached only through its memory, so the
 memory's scope is the artifact's: outside it, both are 404. Deleting a memory deletes its files;
@@ -34,7 +34,7 @@ from app.memories.artifact_links import Grant, sign
 from app.models import ArtifactMeta, to_iso, utc_now
 from app.scope import Scope
 from app.storage import Stores
-from app.storage.artifacts import ArtifactStore, TooLarge
+from app.storage.artifacts.files import ArtifactStore, TooLarge
 from app.storage.graph import artifact_records as records
 from app.storage.graph.records import new_id
 

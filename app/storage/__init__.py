@@ -4,7 +4,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.storage.artifacts import ArtifactStore
+from app.storage.artifacts.files import ArtifactStore
 from app.storage.graph.store import GraphStore
 from app.storage.health import HealthBoard
 from app.storage.vectors import VectorIndex

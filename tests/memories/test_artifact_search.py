@@ -17,7 +17,7 @@ from app.memories.artifact_search import (
     dump_index,
     load_index,
 )
-from app.storage.artifacts import INDEX_SUFFIX
+from app.storage.artifacts.files import INDEX_SUFFIX
 from tests.conftest import ALICE_KEY, BOB_KEY, auth, running_client, test_settings
 from tests.memories.test_artifacts import attach, new_memory, stored_path
 

@@ -15,7 +15,7 @@ import pytest
 from app.main import create_app
 from app.memories.artifact_checks import safe_filename
 from app.memories.artifact_links import Grant, sign
-from app.storage.artifacts import owner_dir
+from app.storage.artifacts.files import owner_dir
 from tests.conftest import (
     ADMIN_KEY,
     AGENT_KEY,

@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.storage.artifacts import INDEX_SUFFIX
+from app.storage.artifacts.files import INDEX_SUFFIX
 from tests.conftest import ADMIN_KEY, ALICE_KEY, BOB_KEY, auth, running_client, test_settings
 from tests.memories.test_artifacts import PNG, attach, new_memory
 from tests.s3_server import S3Server, s3_server

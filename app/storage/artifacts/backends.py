@@ -2,13 +2,13 @@
 local filesystem under ENGRAM_DATA_DIR/artifacts."""
 
 from app.config import Settings
-from app.storage.artifacts import ArtifactStore, FileArtifacts
+from app.storage.artifacts.files import ArtifactStore, FileArtifacts
 
 
 def open_artifact_store(settings: Settings) -> ArtifactStore:
     if not settings.artifact_s3_bucket:
         return FileArtifacts(settings.data_dir / "artifacts")
-    from app.storage.artifacts_s3 import S3Artifacts  # boto3 loads only where it is used
+    from app.storage.artifacts.s3 import S3Artifacts  # boto3 loads only where it is used
 
     client = {
         "endpoint_url": settings.artifact_s3_endpoint_url,

@@ -1,8 +1,10 @@
-"""Artifact bytes: the files attached to memories, kept beside the graph (which holds their
-metadata, see artifact_records.py).
+"""Artifact bytes on the local filesystem, and what every artifact backend shares: the
+`ArtifactStore` protocol, the results of a write and a sweep, the layout. The files are the ones
+attached to memories, kept beside the graph (which holds their metadata, see
+app/storage/graph/artifact_records.py).
 
 Two backends fill `ArtifactStore`: the local filesystem (`FileArtifacts`, the embedded default)
-and any S3-compatible object store (`S3Artifacts`, app/storage/artifacts_s3.py, when
+and any S3-compatible object store (`S3Artifacts`, s3.py beside this module, when
 ARTIFACT_S3_BUCKET is set), with the same layout under a key prefix. Layout:
 ENGRAM_DATA_DIR/artifacts/<owner>/<memory id>/<artifact id>, where <owner> is the first 32 hex
 digits of sha256(user_id): a user id may hold any character, its hash is always a safe directory

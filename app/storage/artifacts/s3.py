@@ -22,7 +22,7 @@ import boto3
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
-from app.storage.artifacts import (
+from app.storage.artifacts.files import (
     INDEX_SUFFIX,
     SECRET_FILE,
     StoredFile,
