@@ -27,7 +27,7 @@ from app.memories.windows import clear_windows_holding
 from app.models import to_iso, utc_now
 from app.ratelimit import ERASURES, check_rate
 from app.scope import Scope
-from app.storage import Stores, disk
+from app.storage import Stores, file_scan
 from app.storage.graph import erasure
 from app.webhooks.events import ERASED, emit_memories
 
@@ -156,7 +156,7 @@ async def _reach_disk(
             "in its append-only file until the next rewrite"
         )
     if stores.data_dir is not None:
-        check = await disk.wait_until_clean(stores.data_dir, texts, DISK_WAIT_S)
+        check = await file_scan.wait_until_clean(stores.data_dir, texts, DISK_WAIT_S)
         report.disk = {**check.as_dict(), "clean_at": to_iso(utc_now()) if check.clean else None}
         if not check.clean:
             log.warning(

@@ -5,7 +5,7 @@ dies with the Engram that started it, even one killed with SIGKILL (app/children
 SIGTERM and shuts down cleanly). A pidfile makes a server left by an earlier run findable: a live
 one is reused (one still shutting down is waited for and replaced), a stale pidfile is replaced,
 and `stop()` shuts the server down cleanly (SHUTDOWN fsyncs the AOF).
-Reusing is safe only because the caller owns the data directory (app/storage/ownership.py): a
+Reusing is safe only because the caller owns the data directory (app/storage/data_dir_lock.py): a
 live server there is then one an Engram that died left behind, never another Engram's.
 """
 
