@@ -309,7 +309,7 @@ class Settings(BaseSettings):
     fsck_max_memories: int = Field(5000, ge=1, validation_alias="FSCK_MAX_MEMORIES")
     fsck_max_llm_calls: int = Field(200, ge=0, validation_alias="FSCK_MAX_LLM_CALLS")
 
-    # Artifacts (files attached to a memory, app/memories/artifacts.py): the largest accepted, in
+    # Artifacts (files attached to a memory, app/artifacts/service.py): the largest accepted, in
     # bytes (mnemory's MAX_ARTIFACT_SIZE); how long a signed download URL lives by default; the
     # key that signs those URLs (unset: a random key kept in data_dir/artifacts/.url-secret; set
     # it when several processes with different data directories serve one deployment).

@@ -166,7 +166,7 @@ class Authenticator:
 
     async def is_live(self, key_id: str, user_id: str) -> bool:
         """Whether the key with this id is still one of the user's valid keys (what a signed
-        download URL made with it needs: app/memories/artifact_links.py)."""
+        download URL made with it needs: app/artifacts/links.py)."""
         if self.ring.holds(key_id, user_id):
             return True
         return self.runtime is not None and await self.runtime.is_live(key_id, user_id)

@@ -18,11 +18,11 @@ import logging
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from app.artifacts import service as artifacts
 from app.config import Settings
 from app.errors import MemoryNotFound
 from app.jobs.forget import erase_user_jobs
 from app.jobs.queue import JobQueue
-from app.memories import artifacts
 from app.memories.windows import clear_windows_holding
 from app.models import to_iso, utc_now
 from app.ratelimit import ERASURES, check_rate

@@ -5,10 +5,9 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Query, Request
 from fastapi.responses import JSONResponse
 
-from app.deps import PrincipalDep, ScopeDep, StoresDep
+from app.deps import MemoryIdDep, PrincipalDep, ScopeDep, StoresDep
 from app.errors import BadRequest, NotFound
 from app.http_idempotency import IdempotencyKey, Reply, respond_once
-from app.memories.dependencies import MemoryIdDep
 from app.memories.service import get as get_memory
 from app.relation_types import DEFAULT_EXPAND, FILTERABLE, canonical
 from app.relations import service

@@ -29,7 +29,7 @@ from typing import Protocol
 
 PARTIAL = ".partial-"
 SECRET_FILE = ".url-secret"
-# A text artifact's search index (its chunks' vectors, app/memories/artifact_search.py) sits
+# A text artifact's search index (its chunks' vectors, app/artifacts/search.py) sits
 # beside it as `<artifact id>.chunks`: derived data, rebuilt when missing, gone with its file.
 INDEX_SUFFIX = ".chunks"
 CHUNK = 1 << 20

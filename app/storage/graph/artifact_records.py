@@ -37,7 +37,7 @@ WITH_ARTIFACTS = """
 MATCH (m:Memory) WHERE m.id IN $ids AND m.artifacts IS NOT NULL
 RETURN m.id, m.user_id, m.artifacts
 """
-# A scope's memories with artifacts, newest first (artifact search, app/memories/artifact_search).
+# A scope's memories with artifacts, newest first (artifact search, app/artifacts/search.py).
 IN_SCOPE_WITH_ARTIFACTS = f"""
 MATCH (m:Memory) WHERE {IN_SCOPE} AND m.artifacts IS NOT NULL
 RETURN m.id, m.artifacts ORDER BY m.timestamp DESC LIMIT $limit

@@ -1,4 +1,4 @@
-"""HTTP routes of artifacts: files attached to a memory (app/memories/artifacts.py)."""
+"""HTTP routes of artifacts: files attached to a memory (app/artifacts/service.py)."""
 
 import base64
 import binascii
@@ -13,13 +13,10 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from pydantic import ValidationError
 from starlette.datastructures import UploadFile
 
-from app.deps import AuthenticatorDep, JobsDep, PrincipalDep, ScopeDep, SettingsDep, StoresDep
-from app.errors import BadRequest, Forbidden
-from app.http_errors import describe_validation_error
-from app.memories import artifacts
-from app.memories.artifact_checks import is_text
-from app.memories.artifact_links import verify
-from app.memories.artifact_schemas import (
+from app.artifacts import service as artifacts
+from app.artifacts.checks import is_text
+from app.artifacts.links import verify
+from app.artifacts.schemas import (
     ArtifactBase64Response,
     ArtifactCreate,
     ArtifactDeleteResponse,
@@ -29,7 +26,17 @@ from app.memories.artifact_schemas import (
     ArtifactUrlRequest,
     ArtifactUrlResponse,
 )
-from app.memories.dependencies import MemoryIdDep
+from app.deps import (
+    AuthenticatorDep,
+    JobsDep,
+    MemoryIdDep,
+    PrincipalDep,
+    ScopeDep,
+    SettingsDep,
+    StoresDep,
+)
+from app.errors import BadRequest, Forbidden
+from app.http_errors import describe_validation_error
 from app.models import ArtifactMeta
 from app.scope import Scope
 

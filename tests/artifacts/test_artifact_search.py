@@ -10,7 +10,7 @@ import httpx
 import numpy as np
 import pytest
 
-from app.memories.artifact_search import (
+from app.artifacts.search import (
     CHUNK_CHARS,
     ChunkIndex,
     chunk_spans,
@@ -18,8 +18,8 @@ from app.memories.artifact_search import (
     load_index,
 )
 from app.storage.artifacts.files import INDEX_SUFFIX
+from tests.artifacts.test_artifacts import attach, new_memory, stored_path
 from tests.conftest import ALICE_KEY, BOB_KEY, auth, running_client, test_settings
-from tests.memories.test_artifacts import attach, new_memory, stored_path
 
 ALICE, BOB = auth(ALICE_KEY), auth(BOB_KEY)
 

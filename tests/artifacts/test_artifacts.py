@@ -12,9 +12,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from app.artifacts.checks import safe_filename
+from app.artifacts.links import Grant, sign
 from app.main import create_app
-from app.memories.artifact_checks import safe_filename
-from app.memories.artifact_links import Grant, sign
 from app.storage.artifacts.files import owner_dir
 from tests.conftest import (
     ADMIN_KEY,

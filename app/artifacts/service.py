@@ -17,6 +17,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from app.artifacts import search as artifact_search
+from app.artifacts.checks import checked, is_text, media_type, safe_filename
+from app.artifacts.links import Grant, sign
 from app.errors import (
     AppError,
     BadRequest,
@@ -28,9 +31,6 @@ from app.errors import (
 )
 from app.jobs.kinds import enqueue_artifact_index
 from app.jobs.queue import JobQueue
-from app.memories import artifact_search
-from app.memories.artifact_checks import checked, is_text, media_type, safe_filename
-from app.memories.artifact_links import Grant, sign
 from app.models import ArtifactMeta, to_iso, utc_now
 from app.scope import Scope
 from app.storage import Stores

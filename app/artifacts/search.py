@@ -31,9 +31,9 @@ from typing import Any
 
 import numpy as np
 
+from app.artifacts.checks import is_text
 from app.embeddings import Embedder
 from app.jobs.spec import JobContext
-from app.memories.artifact_checks import is_text
 from app.models import ArtifactMeta
 from app.scope import Scope
 from app.storage import Stores

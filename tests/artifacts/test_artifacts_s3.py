@@ -10,8 +10,8 @@ import httpx
 import pytest
 
 from app.storage.artifacts.files import INDEX_SUFFIX
+from tests.artifacts.test_artifacts import PNG, attach, new_memory
 from tests.conftest import ADMIN_KEY, ALICE_KEY, BOB_KEY, auth, running_client, test_settings
-from tests.memories.test_artifacts import PNG, attach, new_memory
 from tests.s3_server import S3Server, s3_server
 
 ALICE, BOB, ADMIN = auth(ALICE_KEY), auth(BOB_KEY), auth(ADMIN_KEY)
