@@ -37,10 +37,10 @@ from app.ops.write_gate import WriteGate, WriteGateMiddleware
 from app.recall.core_router import router as core_router
 from app.recall.router import router as recall_router
 from app.relations.router import router as relations_router
-from app.remember.profile_router import router as profile_router
 from app.remember.router import router as remember_router
-from app.remember.sessions_router import router as sessions_router
 from app.runtime import Runtime, start_runtime
+from app.sessions.profile_router import router as profile_router
+from app.sessions.router import router as sessions_router
 from app.webhooks.router import router as webhooks_router
 
 if TYPE_CHECKING:

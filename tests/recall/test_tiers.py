@@ -11,7 +11,7 @@ import pytest
 
 from tests.conftest import ADMIN_KEY, AGENT_KEY, ALICE_KEY, BOB_KEY, auth, running_client
 from tests.conftest import test_settings as settings_for
-from tests.remember.test_sessions import remember, turn
+from tests.sessions.test_sessions import remember, turn
 
 ALICE, BOB, OPENWEBUI = auth(ALICE_KEY), auth(BOB_KEY), auth(AGENT_KEY)
 FAST_JOBS = {"workers": 1, "jobs_base_delay_s": 0.2, "jobs_max_delay_s": 1.0, "jobs_sweep_s": 1}
