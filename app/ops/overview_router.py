@@ -15,7 +15,7 @@ from fastapi import APIRouter, Path, Query
 from pydantic import BaseModel, Field
 
 from app.deps import AdminDep, ConfiguredKeysDep, ScopeDep, StoresDep
-from app.memories.listing_router import ListFiltersDep, ListResponse, list_page
+from app.memories.listing_page import ListFiltersDep, ListResponse, list_page
 from app.models import to_iso, utc_now
 from app.scope import Scope
 from app.storage import Stores
