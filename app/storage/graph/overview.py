@@ -255,7 +255,8 @@ async def record_look(
     await graph.query(RECORD_LOOK, params)
 
 
-# The embedded stores' folders under ENGRAM_DATA_DIR (app/runtime.py, artifact_backends.py).
+# The embedded stores' folders under ENGRAM_DATA_DIR (app/runtime.py,
+# app/storage/artifacts/backends.py).
 STORE_FOLDERS = ("falkordb", "qdrant", "artifacts")
 
 
