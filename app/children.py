@@ -5,7 +5,7 @@ data directory) must not outlive it, and a parent killed with SIGKILL (as deskto
 `engram mcp`) runs no cleanup. On Linux the child asks the kernel, between fork and exec, for
 SIGTERM when its parent dies (prctl PR_SET_PDEATHSIG): redis-server then shuts down cleanly (its
 AOF flushed), Engram runs its lifespan's stop. Elsewhere nothing is set (the pidfile's reuse of a
-live server, app/storage/falkordb_server.py, covers a server left behind).
+live server, app/storage/falkordb/server.py, covers a server left behind).
 
 The kernel sends that signal when the *thread* that forked the child exits, not the process: a
 child forked from a short-lived thread (a pool's) would be killed when the thread ends. Children

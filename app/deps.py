@@ -7,10 +7,11 @@ services, each read through a typed `_served`), and `app.main` checks that the R
 each, so every part is typed.
 """
 
+import uuid
 from collections.abc import Callable
 from typing import Annotated, Any, Protocol, TypeVar
 
-from fastapi import Depends, Header, Request
+from fastapi import Depends, Header, Path, Request
 from pydantic import BeforeValidator
 
 from app.auth import Principal, resolve_scope
@@ -18,7 +19,7 @@ from app.auth.runtime_keys import Authenticator, RuntimeKeys
 from app.classify import ClassificationStats
 from app.config import Settings
 from app.embeddings import Embedder
-from app.errors import Forbidden, ServiceUnavailable, Unauthorized
+from app.errors import BadRequest, Forbidden, ServiceUnavailable, Unauthorized
 from app.jobs.queue import JobQueue
 from app.llm import LLMClient
 from app.scope import Scope
@@ -29,6 +30,17 @@ Dependency = TypeVar("Dependency", bound=Callable[..., Any])
 # A boolean query parameter: true/false/1/0 only (pydantic alone also takes yes/on/y/t...).
 QueryBool = Annotated[bool, BeforeValidator(strict_bool, json_schema_input_type=bool)]
 _FROM_RUNTIME: set[Callable[..., Any]] = set()
+
+
+async def valid_memory_id(memory_id: Annotated[str, Path(description="The memory's UUID.")]) -> str:
+    try:
+        return str(uuid.UUID(memory_id))
+    except ValueError:
+        raise BadRequest("memory_id must be a valid UUID") from None
+
+
+# A memory addressed in a route's path (the memory, artifact, relation and erase routes).
+MemoryIdDep = Annotated[str, Depends(valid_memory_id)]
 
 
 def runtime_dependency(call: Dependency) -> Dependency:

@@ -8,7 +8,7 @@ Keys belong to the scope the request resolved to (user and agent, however the ag
 an agent-bound key's own agent, or X-Agent-Id): two users, or two agents of one user, never see
 each other's, and one scope reached two ways is the same scope.
 
-The key is claimed by the write itself (app/storage/idempotency.py), so a crash cannot leave a
+The key is claimed by the write itself (app/storage/graph/idempotency.py), so a crash cannot leave a
 write without its key. When a retry finds the key without a response (the first attempt wrote,
 then failed before answering), the route's `again` finishes the request from the ids the write
 recorded, without writing it a second time.
@@ -25,8 +25,8 @@ from fastapi.responses import JSONResponse
 from app.errors import Conflict
 from app.models import utc_now
 from app.scope import Scope
-from app.storage.graph import GraphStore
-from app.storage.idempotency import Claim, KeyTaken, lookup, record
+from app.storage.graph.idempotency import Claim, KeyTaken, lookup, record
+from app.storage.graph.store import GraphStore
 
 Reply = tuple[int, dict[str, Any]]
 Write = Callable[[Claim | None], Awaitable[Reply]]

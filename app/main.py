@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from fastapi import Depends, FastAPI
 
+from app.artifacts.router import router as artifacts_router
 from app.config import Settings, get_settings
 from app.console.router import mount_console
 from app.enrichment.router import router as entities_router
@@ -18,7 +19,6 @@ from app.http_observe import ObserveRequests
 from app.lifecycle.router import router as lifecycle_router
 from app.mcp.http import mount_mcp
 from app.mcp.http import session_manager as mcp_session_manager
-from app.memories.artifacts_router import router as artifacts_router
 from app.memories.listing_router import router as listing_router
 from app.memories.router import router as memories_router
 from app.openapi import install_openapi, operation_id
@@ -37,10 +37,10 @@ from app.ops.write_gate import WriteGate, WriteGateMiddleware
 from app.recall.core_router import router as core_router
 from app.recall.router import router as recall_router
 from app.relations.router import router as relations_router
-from app.remember.profile_router import router as profile_router
 from app.remember.router import router as remember_router
-from app.remember.sessions_router import router as sessions_router
 from app.runtime import Runtime, start_runtime
+from app.sessions.profile_router import router as profile_router
+from app.sessions.router import router as sessions_router
 from app.webhooks.router import router as webhooks_router
 
 if TYPE_CHECKING:

@@ -83,7 +83,8 @@ def vector_index_unreadable(where: str, path: Path | None, error: BaseException)
 
 
 def data_dir_in_use(data_dir: Path, owner: dict) -> StartupRefused:
-    """Another live process owns the data directory's embedded stores (app/storage/ownership)."""
+    """Another live process owns the data directory's embedded stores
+    (app/storage/data_dir_lock.py)."""
     pid = owner.get("pid", "unknown")
     command = f", started as `{owner['command']}`" if owner.get("command") else ""
     return StartupRefused(

@@ -41,14 +41,14 @@ from app.refusals import (
 from app.remember.pipeline import RememberConfig
 from app.remember.stats import ExtractionStats
 from app.storage import Stores
-from app.storage.address import FalkorAddress, falkordb_address
-from app.storage.artifact_backends import open_artifact_store
-from app.storage.falkordb_server import EmbeddedFalkorDB
-from app.storage.graph import GraphStore
-from app.storage.identity import Identity, check_identity, mark_verified, vector_store_identity
-from app.storage.ownership import DataDirLock, claim_data_dir
-from app.storage.replication import Replicas
-from app.storage.schema import migrate
+from app.storage.artifacts.backends import open_artifact_store
+from app.storage.data_dir_lock import DataDirLock, claim_data_dir
+from app.storage.deployment import Identity, check_identity, mark_verified, vector_store_identity
+from app.storage.falkordb.address import FalkorAddress, falkordb_address
+from app.storage.falkordb.replication import Replicas
+from app.storage.falkordb.server import EmbeddedFalkorDB
+from app.storage.graph.schema import migrate
+from app.storage.graph.store import GraphStore
 from app.storage.vectors import VectorDimensionMismatch, create_vector_index
 from app.wiring.jobs import job_kinds
 from app.wiring.keys import start_authenticator
@@ -194,7 +194,8 @@ async def _cancelled(task: asyncio.Task) -> None:
 
 
 def _claim_data_dir(settings: Settings) -> DataDirLock | None:
-    """The lock on ENGRAM_DATA_DIR (app/storage/ownership.py), if an embedded store lives there."""
+    """The lock on ENGRAM_DATA_DIR (app/storage/data_dir_lock.py), if an embedded store lives
+    there."""
     if not settings.embedded_falkordb and settings.qdrant_url and settings.qdrant_url.strip():
         return None
     return claim_data_dir(settings.data_dir, port=settings.port, now=to_iso(utc_now()))
@@ -330,7 +331,7 @@ async def _open_vectors(stores: Stores, settings: Settings) -> None:
 
 
 async def _check_identity(falkordb_url: FalkorAddress, settings: Settings) -> Identity:
-    """Refuses a vector store other than the deployment's (see app.storage.identity). The
+    """Refuses a vector store other than the deployment's (see app.storage.deployment). The
     embedded default owns its graph alone: whatever shard it opens is the deployment's."""
     opened = vector_store_identity(
         settings.qdrant_url, settings.qdrant_collection, settings.data_dir / "qdrant"

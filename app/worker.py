@@ -97,7 +97,7 @@ def main() -> None:
     if problem:
         log.error(problem)
         sys.exit(2)
-    from app.storage.identity import StoreMismatch
+    from app.storage.deployment import StoreMismatch
 
     try:
         asyncio.run(run(settings))

@@ -22,9 +22,9 @@ from pathlib import Path
 
 from app.auth import build_keyring
 from app.auth.runtime_keys import Authenticator, KeyPolicy, RuntimeKeys
-from app.storage.falkordb_server import EmbeddedFalkorDB
-from app.storage.graph import GraphStore
-from app.storage.schema import migrate
+from app.storage.falkordb.server import EmbeddedFalkorDB
+from app.storage.graph.schema import migrate
+from app.storage.graph.store import GraphStore
 from bench._engram import free_port, percentiles
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -19,8 +19,8 @@ import httpx
 
 from app.models import Memory, to_iso, utc_now
 from app.scope import Scope
-from app.storage.graph import GraphStore
-from app.storage.records import new_id
+from app.storage.graph.records import new_id
+from app.storage.graph.store import GraphStore
 from bench._engram import free_port, percentiles, start_engram, stop_engram, wait_ready
 
 ROOT = Path(__file__).resolve().parents[1]

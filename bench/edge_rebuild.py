@@ -18,7 +18,7 @@ import time
 import uuid
 from pathlib import Path
 
-from app.storage import disk
+from app.storage import file_scan
 from app.storage.vectors import EdgeVectorIndex, VectorPoint
 from app.storage.vectors.base import SHARED_LIVE
 
@@ -49,7 +49,7 @@ async def run(points: int, dimension: int, root: Path) -> dict:
     seconds = time.perf_counter() - started
     live = await index.count()
     await index.close()
-    check = disk.search(path, [p.text for p in deleted[:500]])
+    check = file_scan.search(path, [p.text for p in deleted[:500]])
     return {
         "points": points,
         "live_after": live,

@@ -24,7 +24,7 @@ from typing import Any
 
 import httpx
 
-from app.storage.graph import GraphStore
+from app.storage.graph.store import GraphStore
 from bench._engram import dead_letters, keyed_engram, load_average
 from bench.textgen import memories, personas
 

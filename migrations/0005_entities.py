@@ -1,7 +1,7 @@
 """Indexes for enrichment: entities by owner, memories by enrichment state, patterns by owner."""
 
-from app.storage.graph import GraphStore
-from app.storage.schema import ensure_range_index
+from app.storage.graph.schema import ensure_range_index
+from app.storage.graph.store import GraphStore
 
 RANGE_INDEXES = [
     ("Entity", "user_id"),

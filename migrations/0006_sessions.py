@@ -1,7 +1,7 @@
 """Indexes for /remember: sessions by owner and id, memories by layer and fact slot."""
 
-from app.storage.graph import GraphStore
-from app.storage.schema import ensure_range_index
+from app.storage.graph.schema import ensure_range_index
+from app.storage.graph.store import GraphStore
 
 RANGE_INDEXES = [
     ("Session", "user_id"),

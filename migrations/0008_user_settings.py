@@ -1,7 +1,7 @@
 """Index for a user's settings (Personal Intelligence), read on every recall."""
 
-from app.storage.graph import GraphStore
-from app.storage.schema import ensure_range_index
+from app.storage.graph.schema import ensure_range_index
+from app.storage.graph.store import GraphStore
 
 
 async def up(graph: GraphStore) -> None:

@@ -1,8 +1,8 @@
 """Indexes for API keys made at runtime: looked up by digest on a cache miss, by id to revoke,
 listed by user."""
 
-from app.storage.graph import GraphStore
-from app.storage.schema import ensure_range_index
+from app.storage.graph.schema import ensure_range_index
+from app.storage.graph.store import GraphStore
 
 RANGE_INDEXES = [("ApiKey", "digest"), ("ApiKey", "key_id"), ("ApiKey", "user_id")]
 

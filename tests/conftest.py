@@ -16,7 +16,7 @@ import pytest
 
 from app.config import Settings
 from app.main import create_app
-from app.storage.falkordb_server import EmbeddedFalkorDB
+from app.storage.falkordb.server import EmbeddedFalkorDB
 from tests import processes
 
 ALICE_KEY = "alice-key-0123456789abcdef"

@@ -21,9 +21,9 @@ from app.auth import KeyRing, Principal
 from app.auth.oauth import OAuthTokens
 from app.errors import Conflict, NotFound, StoreUnavailable
 from app.models import to_iso, utc_now
-from app.storage import api_keys
-from app.storage.api_keys import ApiKeyRecord
-from app.storage.graph import GraphStore
+from app.storage.graph import api_keys
+from app.storage.graph.api_keys import ApiKeyRecord
+from app.storage.graph.store import GraphStore
 
 log = logging.getLogger(__name__)
 
@@ -166,7 +166,7 @@ class Authenticator:
 
     async def is_live(self, key_id: str, user_id: str) -> bool:
         """Whether the key with this id is still one of the user's valid keys (what a signed
-        download URL made with it needs: app/memories/artifact_links.py)."""
+        download URL made with it needs: app/artifacts/links.py)."""
         if self.ring.holds(key_id, user_id):
             return True
         return self.runtime is not None and await self.runtime.is_live(key_id, user_id)

@@ -27,7 +27,7 @@ from pydantic import ValidationError
 from app.children import popen_tied
 from app.cli.errors import FAILED, CliError
 from app.config import Settings
-from app.storage.ownership import held_by
+from app.storage.data_dir_lock import held_by
 
 START_TIMEOUT_S = 300.0
 # Set for the operator's own server; the embedded default must not reach them.

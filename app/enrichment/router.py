@@ -10,7 +10,7 @@ from app.enrichment.entities import ENTITY_CATEGORIES
 from app.errors import BadRequest, NotFound, ServiceUnavailable
 from app.jobs.kinds import enqueue_enrichment, enrichment_enabled
 from app.jobs.queue import JobQueue
-from app.storage import enrichment as store
+from app.storage.graph import enrichment as store
 
 router = APIRouter(tags=["entities"])
 

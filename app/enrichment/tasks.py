@@ -25,9 +25,9 @@ from app.models import Memory, Status, to_iso, utc_now
 from app.nlp import run_nlp
 from app.scope import Scope
 from app.storage import Stores
-from app.storage import enrichment as store
+from app.storage.graph import enrichment as store
+from app.storage.graph.records import json_property
 from app.storage.mirror import vector_payload
-from app.storage.records import json_property
 from app.storage.vectors import VectorFilter, VectorPointNotFound
 
 log = logging.getLogger(__name__)

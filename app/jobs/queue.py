@@ -59,7 +59,7 @@ class JobQueue:
     ) -> None:
         # redis-py 8 caps a pool at 100 connections by default and raises when it is exhausted;
         # every idle worker slot holds one in BLMOVE. A client passed in (a Sentinel-managed
-        # one: app/storage/address.py) is the queue's from now on: close() closes it.
+        # one: app/storage/falkordb/address.py) is the queue's from now on: close() closes it.
         if isinstance(redis_url, str):
             self.redis = aioredis.from_url(redis_url, max_connections=max_connections)
         else:

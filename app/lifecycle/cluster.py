@@ -29,8 +29,8 @@ from app.memories.service import store_memories
 from app.models import Memory, MemoryType, Status, to_iso
 from app.scope import Scope, agent_lineage
 from app.storage import Stores
-from app.storage import lifecycle as store
-from app.storage.records import new_id
+from app.storage.graph import lifecycle as store
+from app.storage.graph.records import new_id
 from app.storage.vectors.base import VectorFilter
 
 log = logging.getLogger(__name__)

@@ -19,7 +19,7 @@ from app.lifecycle.relevance import DEFAULT_HALF_LIVES, Facts, RelevanceConfig, 
 from app.memories.ttl import ttl_table
 from app.models import Memory, to_iso
 from app.storage import Stores
-from app.storage import lifecycle as store
+from app.storage.graph import lifecycle as store
 from app.storage.mirror import vector_payload
 from app.storage.vectors.base import VectorIndexError, VectorPointNotFound
 

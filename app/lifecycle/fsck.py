@@ -58,10 +58,11 @@ from app.lifecycle.fsck_checks import (
 from app.lifecycle.fsck_llm import confirm
 from app.models import to_iso
 from app.scope import Scope
-from app.storage import Stores, artifact_records
-from app.storage import fsck as store
-from app.storage import lifecycle as lifecycle_store
-from app.storage.artifacts import ArtifactStore, StoredFile, owner_dir
+from app.storage import Stores
+from app.storage.artifacts.files import ArtifactStore, StoredFile, owner_dir
+from app.storage.graph import artifact_records
+from app.storage.graph import fsck as store
+from app.storage.graph import lifecycle as lifecycle_store
 
 ACTOR = "engram:fsck"
 PAGE = 1000

@@ -1,5 +1,5 @@
 """fsck's checks of what the artifact search reads: the stored type of each artifact, and the
-search index of each text artifact (app/memories/artifact_search.py).
+search index of each text artifact (app/artifacts/search.py).
 
 * bad_artifact_type: a stored content_type that is not a media type (a record from before types
   were checked); it is served as application/octet-stream; proposed: upload it again with its
@@ -13,13 +13,13 @@ import asyncio
 from collections.abc import Iterator
 from typing import Any
 
+from app.artifacts import search as artifact_search
+from app.artifacts.checks import is_text
 from app.jobs.kinds import enqueue_artifact_index
 from app.lifecycle.fsck_checks import Finding, Stored
-from app.memories import artifact_search
-from app.memories.artifact_checks import is_text
 from app.storage import Stores
-from app.storage.artifact_records import valid_type
-from app.storage.artifacts import ArtifactStore
+from app.storage.artifacts.files import ArtifactStore
+from app.storage.graph.artifact_records import valid_type
 
 REBUILD = "build its search index again"
 

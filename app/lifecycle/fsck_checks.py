@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from app.models import Memory, to_iso
-from app.storage.records import properties_to_dict, unreadable_properties
+from app.storage.graph.records import properties_to_dict, unreadable_properties
 
 # Text that addresses a model rather than recording a memory.
 INJECTION_PATTERNS = [

@@ -23,7 +23,7 @@ from app.lifecycle.fsck import run_fsck
 from app.lifecycle.runs import MODES
 from app.lifecycle.tasks import LifecycleScheduler, describe, enqueue_run, schedules
 from app.models import utc_now
-from app.storage import lifecycle as store
+from app.storage.graph import lifecycle as store
 
 router = APIRouter(tags=["lifecycle"])
 

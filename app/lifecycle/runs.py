@@ -25,7 +25,7 @@ from app.lifecycle.cluster import run_clustering
 from app.lifecycle.decay import run_pass
 from app.models import to_iso, utc_now
 from app.storage import Stores
-from app.storage import lifecycle as store
+from app.storage.graph import lifecycle as store
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ from app.memories.schemas import MemoryCreate
 from app.memories.ttl import TtlTable, default_ttl
 from app.models import Memory, MemoryType, Status, to_iso
 from app.scope import Scope, agent_lineage
-from app.storage.records import new_id
+from app.storage.graph.records import new_id
 
 
 def build_memory(

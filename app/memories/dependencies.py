@@ -1,21 +1,14 @@
-"""Path and query parameters of the memory routes, validated with clear messages."""
+"""Query parameters and Runtime parts of the memory routes, validated with clear messages (the
+memory id in a path is app.deps.MemoryIdDep, shared with other domains' routes)."""
 
-import uuid
 from typing import Annotated, Protocol
 
-from fastapi import Depends, Path, Query, Request
+from fastapi import Depends, Query, Request
 
 from app.deps import runtime_dependency
 from app.errors import BadRequest
 from app.memories.fields import MAX_TAG_CHARS, MAX_TAGS
 from app.memories.ttl import TtlTable
-
-
-async def valid_memory_id(memory_id: Annotated[str, Path(description="The memory's UUID.")]) -> str:
-    try:
-        return str(uuid.UUID(memory_id))
-    except ValueError:
-        raise BadRequest("memory_id must be a valid UUID") from None
 
 
 async def tag_list(
@@ -38,7 +31,6 @@ async def tag_list(
     return values
 
 
-MemoryIdDep = Annotated[str, Depends(valid_memory_id)]
 TagsDep = Annotated[list[str], Depends(tag_list)]
 
 

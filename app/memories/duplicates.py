@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 
 from app.models import Memory, Status, to_iso
 from app.storage import Stores
-from app.storage.duplicates import DUPLICATE_REF, renew_expiry
+from app.storage.graph.duplicates import DUPLICATE_REF, renew_expiry
 
 log = logging.getLogger(__name__)
 

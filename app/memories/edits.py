@@ -6,9 +6,10 @@ follows, and a mirror failure is recorded on the health board, never failing the
 import logging
 from typing import Any
 
+from app.artifacts import service as artifacts
 from app.errors import BadRequest, Conflict, MemoryNotFound
 from app.jobs.kinds import enqueue_enrichment
-from app.memories import artifacts, windows
+from app.memories import windows
 from app.memories.archive import archive_changes
 from app.memories.build import check_validity, expiry
 from app.memories.derive import content_hash, tag_prefixes

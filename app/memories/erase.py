@@ -18,16 +18,17 @@ import logging
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from app.artifacts import service as artifacts
 from app.config import Settings
 from app.errors import MemoryNotFound
 from app.jobs.forget import erase_user_jobs
 from app.jobs.queue import JobQueue
-from app.memories import artifacts
 from app.memories.windows import clear_windows_holding
 from app.models import to_iso, utc_now
 from app.ratelimit import ERASURES, check_rate
 from app.scope import Scope
-from app.storage import Stores, disk, erasure
+from app.storage import Stores, file_scan
+from app.storage.graph import erasure
 from app.webhooks.events import ERASED, emit_memories
 
 log = logging.getLogger(__name__)
@@ -155,7 +156,7 @@ async def _reach_disk(
             "in its append-only file until the next rewrite"
         )
     if stores.data_dir is not None:
-        check = await disk.wait_until_clean(stores.data_dir, texts, DISK_WAIT_S)
+        check = await file_scan.wait_until_clean(stores.data_dir, texts, DISK_WAIT_S)
         report.disk = {**check.as_dict(), "clean_at": to_iso(utc_now()) if check.clean else None}
         if not check.clean:
             log.warning(

@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from app.errors import BadRequest
 from app.models import Memory
 from app.scope import Scope
-from app.storage import Stores, listing
-from app.storage.listing import ListQuery, Position, position_of
+from app.storage import Stores
+from app.storage.graph import listing
+from app.storage.graph.listing import ListQuery, Position, position_of
 from app.storage.mirror import label_pairs
 
 LABELLED_READ = 250  # rows a read takes when labels are compared after it

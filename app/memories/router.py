@@ -6,10 +6,10 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 
-from app.deps import JobsDep, PrincipalDep, QueryBool, ScopeDep, SettingsDep, StoresDep
+from app.deps import JobsDep, MemoryIdDep, PrincipalDep, QueryBool, ScopeDep, SettingsDep, StoresDep
 from app.http_idempotency import IdempotencyKey, Reply, respond_once
 from app.memories import edits, service
-from app.memories.dependencies import MemoryIdDep, TagsDep, TtlDefaultsDep
+from app.memories.dependencies import TagsDep, TtlDefaultsDep
 from app.memories.erase import count_erasure, erase_memory
 from app.memories.schemas import (
     BatchCreate,
@@ -28,7 +28,7 @@ from app.memories.schemas import (
 )
 from app.models import to_iso, utc_now
 from app.storage import Stores
-from app.storage.idempotency import Claim
+from app.storage.graph.idempotency import Claim
 
 router = APIRouter(tags=["memories"])
 

@@ -21,8 +21,8 @@ from app.memories.turn_order import link_session_turns
 from app.models import Memory, Status, to_iso, utc_now
 from app.scope import Scope
 from app.storage import Stores
-from app.storage.duplicates import store_unless_duplicate
-from app.storage.idempotency import Claim
+from app.storage.graph.duplicates import store_unless_duplicate
+from app.storage.graph.idempotency import Claim
 from app.storage.mirror import vector_point
 from app.webhooks.events import CREATED, emit_memories
 

@@ -4,7 +4,7 @@ from app.memories import sequence
 from app.models import Memory, to_iso, utc_now
 from app.scope import Scope
 from app.storage import Stores
-from app.storage.sequences import link_sequences
+from app.storage.graph.sequences import link_sequences
 
 
 async def link_session_turns(stores: Stores, scope: Scope, memories: list[Memory]) -> None:

@@ -3,7 +3,8 @@
 from app.memories.edits import unmirror
 from app.memories.service import DELETE_CHUNK
 from app.models import to_iso, utc_now
-from app.storage import Stores, owner
+from app.storage import Stores
+from app.storage.graph import owner
 from app.webhooks.events import DELETED, emit_memories
 
 

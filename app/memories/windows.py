@@ -4,9 +4,9 @@ A turn's own vector carries only its own words, and an answer often lies in a tu
 nothing with the question while the turns around it do ("What did Melanie's kids like?" — "the
 dinosaur exhibit!" after two turns about a museum trip). So a turn that follows others in its
 conversation (a source session, or a sequence inferred from its writes) gets a second vector, of
-its window: the turn and the two before it (storage/windows.py TURNS_BEFORE), as one text, with
-the first turn's date in front as for a memory. Recall searches these as the `window` channel
-(app/recall/windows.py).
+its window: the turn and the two before it (storage/graph/windows.py TURNS_BEFORE), as one text,
+with the first turn's date in front as for a memory. Recall searches these as the `window`
+channel (app/recall/windows.py).
 
 A window only ever looks back, so it is complete when its turn is written: a later turn never
 changes it. It is kept fresh by the `windows` job, which runs after every embedding of a memory
@@ -25,9 +25,9 @@ from app.jobs.spec import JobContext
 from app.memories.tasks import EmbedDeps
 from app.scope import Scope
 from app.storage import Stores
-from app.storage import windows as store
+from app.storage.graph import windows as store
+from app.storage.graph.windows import WindowTurns
 from app.storage.mirror import dated
-from app.storage.windows import WindowTurns
 
 log = logging.getLogger(__name__)
 

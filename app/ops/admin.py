@@ -26,7 +26,8 @@ from app.jobs.kinds import REEMBED, SYNC, enrichment_enabled
 from app.jobs.queue import JobQueue
 from app.jobs.spec import JobStatus
 from app.ops.tasks import read_progress
-from app.storage import Stores, enrichment, schema
+from app.storage import Stores
+from app.storage.graph import enrichment, schema
 
 router = APIRouter(tags=["operations"])
 

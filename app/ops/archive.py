@@ -1,7 +1,7 @@
 """The backup archive's format: a gzip tar holding `manifest.json` first, then its parts.
 
 Parts are JSON Lines: `falkordb/nodes.jsonl` and `falkordb/relationships.jsonl` (the graph, see
-app.storage.snapshot), `falkordb/memory_digests.jsonl` (`{id, sha256}`: each memory's
+app.storage.graph.snapshot), `falkordb/memory_digests.jsonl` (`{id, sha256}`: each memory's
 properties, hashed canonically, for proving a restore) and, when vectors are included,
 `qdrant/vectors.jsonl` (`{id, content_hash, dense}`: the dense vector as base64 float32
 little-endian, and the content it was made from) and, when any memory has files attached,

@@ -23,8 +23,9 @@ from app.errors import BadRequest
 from app.models import to_iso, utc_now
 from app.ops import archive
 from app.ops.write_gate import WriteGate
-from app.storage import Stores, artifact_records, snapshot
-from app.storage.graph import GraphStore
+from app.storage import Stores
+from app.storage.graph import artifact_records, snapshot
+from app.storage.graph.store import GraphStore
 
 INCLUDABLE = ("falkordb", "qdrant")
 VECTOR_BATCH = 256

@@ -10,7 +10,7 @@ and judged by these rules (AutoMem's field `sync_status`):
   nothing, and neither does a check after one that found embedded memories without points: a
   shortfall that outlives a check (CACHE_S at least) is not a write in flight;
 - points past the memory count by more than TOLERANCE are `orphaned_vectors`;
-- a vector store that replaced the recorded one (app/storage/identity.py) may hold no points or
+- a vector store that replaced the recorded one (app/storage/deployment.py) may hold no points or
   another graph's, so it is `drift_detected` until a repairing sync has compared every memory
   with its point, across restarts and whatever the counts say.
 Drift makes /health degraded and queues the repairing sync (at most once per COOLDOWN_S), whose

@@ -4,8 +4,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Path
 
-from app.deps import AdminDep, StoresDep
-from app.memories.dependencies import MemoryIdDep
+from app.deps import AdminDep, MemoryIdDep, StoresDep
 from app.memories.erase import erase_memory, erase_user
 from app.validation import MAX_USER_ID_CHARS, USER_ID_PATTERN
 

@@ -13,8 +13,8 @@ from app.auth.runtime_keys import KEY_PREFIX
 from app.deps import AdminDep, QueryBool, RuntimeKeysDep, StoresDep
 from app.errors import BadRequest
 from app.scope import AGENT_ID
-from app.storage import api_keys
-from app.storage.api_keys import ApiKeyRecord
+from app.storage.graph import api_keys
+from app.storage.graph.api_keys import ApiKeyRecord
 from app.validation import MAX_USER_ID_CHARS, USER_ID_PATTERN
 
 router = APIRouter(tags=["operations"])

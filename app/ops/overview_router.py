@@ -15,10 +15,11 @@ from fastapi import APIRouter, Path, Query
 from pydantic import BaseModel, Field
 
 from app.deps import AdminDep, ConfiguredKeysDep, ScopeDep, StoresDep
-from app.memories.listing_router import ListFiltersDep, ListResponse, list_page
+from app.memories.listing_page import ListFiltersDep, ListResponse, list_page
 from app.models import to_iso, utc_now
 from app.scope import Scope
-from app.storage import Stores, api_keys, overview
+from app.storage import Stores
+from app.storage.graph import api_keys, overview
 from app.validation import MAX_USER_ID_CHARS, USER_ID_PATTERN
 
 router = APIRouter(tags=["overview"])

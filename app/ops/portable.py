@@ -36,11 +36,11 @@ from app.memories.derive import content_hash
 from app.memories.tasks import EmbedDeps
 from app.models import JSON_PROPERTIES, Memory, Status, to_iso, utc_now
 from app.ops.automem_format import canonical_uuid, from_automem
-from app.storage import portable
-from app.storage.artifacts import ArtifactStore
-from app.storage.graph import GraphStore
+from app.storage.artifacts.files import ArtifactStore
+from app.storage.graph import portable
+from app.storage.graph.records import json_property_text, memory_to_properties
+from app.storage.graph.store import GraphStore
 from app.storage.mirror import vector_point
-from app.storage.records import json_property_text, memory_to_properties
 
 FORMAT = "engram-export"
 VERSION = 1

@@ -16,8 +16,8 @@ from app.memories.tasks import EmbedDeps
 from app.ops.portable import export_lines, import_file
 from app.ops.uploads import receive_to
 from app.ops.write_gate import WriteGate
-from app.storage.artifacts import ArtifactStore
-from app.storage.graph import GraphStore
+from app.storage.artifacts.files import ArtifactStore
+from app.storage.graph.store import GraphStore
 
 router = APIRouter(tags=["operations"])
 

@@ -19,8 +19,8 @@ from app.jobs.kinds import batches, enqueue_embedding
 from app.memories.derive import content_hash
 from app.memories.tasks import EmbedDeps
 from app.models import Memory, Status, to_iso, utc_now
-from app.storage import portable
-from app.storage.records import memory_to_properties, parse_json_property
+from app.storage.graph import portable
+from app.storage.graph.records import memory_to_properties, parse_json_property
 
 PAGE = 256
 SAMPLE = 50

@@ -24,9 +24,9 @@ from app.memories.tasks import EmbedDeps
 from app.models import Memory, Status
 from app.ops import archive
 from app.ops.write_gate import WriteGate
-from app.storage import schema, settings_cache, snapshot
+from app.storage.graph import schema, settings_cache, snapshot
+from app.storage.graph.records import memory_from_properties
 from app.storage.mirror import vector_point
-from app.storage.records import memory_from_properties
 
 LOAD_BATCH = 5000
 CHECK_BATCH = 1000

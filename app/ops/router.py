@@ -6,6 +6,7 @@ from typing import Annotated, Literal, Protocol
 from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, Field
 
+from app.artifacts import search as artifact_search
 from app.auth import resolve_scope
 from app.deps import (
     AgentHeader,
@@ -16,7 +17,6 @@ from app.deps import (
 )
 from app.embeddings import Embedder
 from app.errors import StoreUnavailable
-from app.memories import artifact_search
 from app.models import to_iso, utc_now
 from app.ops.drift import DriftCheck, DriftMonitor, Repair, SyncStatus
 from app.scope import Scope

@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 from app.deps import ScopeDep, StoresDep
 from app.models import to_iso, utc_now
 from app.ops.me_router import UserIdDep
-from app.storage import user_settings
+from app.storage.graph import user_settings
 
 router = APIRouter(tags=["memories"])
 

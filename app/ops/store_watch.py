@@ -18,7 +18,7 @@ import logging
 import time
 
 from app.storage import Stores
-from app.storage.falkordb_server import EmbeddedFalkorDB
+from app.storage.falkordb.server import EmbeddedFalkorDB
 from app.storage.outage import COUNTS, quiet_library_loggers
 
 log = logging.getLogger(__name__)

@@ -1,9 +1,10 @@
 """Access reinforcement, written in batches off the request path.
 
 A recall only records ids in memory (no I/O); a background task flushes them every
-`interval_s` in one Cypher query: `last_accessed`, `access_count`, and a TTL reset
-(`expires_at = now + ttl_days` for memories that have a TTL and are not pinned). Counts recorded
-in the last interval are lost if the process is killed: reinforcement is a hint, not data.
+`interval_s` in one Cypher query (app/storage/graph/access.py): `last_accessed`, `access_count`,
+and a TTL reset (`expires_at = now + ttl_days` for memories that have a TTL and are not pinned).
+Counts recorded in the last interval are lost if the process is killed: reinforcement is a hint,
+not data.
 
 Only live memories are reinforced: a memory that is archived or already past its `expires_at`
 (shown by `include_decayed=true` or `state_mode=history`) is left as it is, so that being looked
@@ -19,25 +20,11 @@ from datetime import timedelta
 
 from app.errors import StoreUnavailable
 from app.models import to_iso, utc_now
-from app.storage.graph import GraphStore
+from app.storage.graph import access as store
+from app.storage.graph.store import GraphStore
 from app.storage.vectors import VectorIndex
 
 log = logging.getLogger(__name__)
-
-# The recorded memories that may be reinforced (live: not archived, not expired), with their TTL.
-LIVE = """
-UNWIND $rows AS row
-MATCH (m:Memory {id: row.id}) WHERE m.user_id = row.user_id
-  AND NOT coalesce(m.archived, false) AND (m.expires_at IS NULL OR m.expires_at > $now)
-RETURN m.id, CASE WHEN coalesce(m.pinned, false) THEN NULL ELSE m.ttl_days END
-"""
-REINFORCE = """
-UNWIND $rows AS row
-MATCH (m:Memory {id: row.id}) WHERE m.user_id = row.user_id
-SET m.last_accessed = $now, m.access_count = coalesce(m.access_count, 0) + row.n,
-    m.expires_at = coalesce(row.expires_at, m.expires_at)
-RETURN CASE WHEN row.expires_at IS NULL THEN NULL ELSE m.id END, m.expires_at
-"""
 
 
 class AccessRecorder:
@@ -63,14 +50,14 @@ class AccessRecorder:
         rows = [{"user_id": u, "id": i, "n": n} for (u, i), n in batch.items()]
         now = utc_now()
         stamp = to_iso(now)
-        live = dict(await self.graph.ro_query(LIVE, {"rows": rows, "now": stamp}))
+        live = await store.live(self.graph, rows, stamp)
         rows = [row for row in rows if row["id"] in live]
         for row in rows:
             ttl = live[row["id"]]
             row["expires_at"] = to_iso(now + timedelta(days=ttl)) if ttl else None
         if not rows:
             return 0
-        renewed = await self.graph.query(REINFORCE, {"rows": rows, "now": stamp})
+        renewed = await store.reinforce(self.graph, rows, stamp)
         await self._mirror([(memory_id, expires) for memory_id, expires in renewed if memory_id])
         return len(rows)
 

@@ -1,9 +1,9 @@
 """`include_artifacts`: recall also searches the chunks of the caller's text artifacts (slow
-memory, app/memories/artifact_search.py) and answers them apart from the memories, under
+memory, app/artifacts/search.py) and answers them apart from the memories, under
 `artifacts`, best first; routine recall never reads them."""
 
+from app.artifacts import search as artifact_search
 from app.embeddings import Embedder
-from app.memories import artifact_search
 from app.recall.params import RecallRequest
 from app.scope import Scope
 from app.storage import Stores

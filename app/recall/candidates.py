@@ -25,7 +25,7 @@ from app.recall.names import query_names, without_names
 from app.recall.outcome import RecallConfig, Search, add_timings
 from app.recall.params import RecallRequest
 from app.recall.windows import window_hits
-from app.storage.records import RecallCandidates
+from app.storage.graph.records import RecallCandidates
 from app.storage.vectors import WINDOW
 
 LONG_QUERY = 256  # characters; a longer query is prepared on a thread

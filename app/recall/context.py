@@ -12,8 +12,8 @@ from html import escape
 
 from app.models import Memory, MemoryType, Role, to_iso, utc_now
 from app.scope import Scope
-from app.storage.graph import GraphStore
-from app.storage.transcripts import Message
+from app.storage.graph.store import GraphStore
+from app.storage.graph.transcripts import Message
 
 CORE_MIN_IMPORTANCE = 0.4  # mnemory's "normal"
 CORE_TOP = 10

@@ -14,8 +14,9 @@ from app.recall import params as recall_params
 from app.recall.dependencies import RecallConfigDep
 from app.recall.outcome import RecallConfig
 from app.scope import Scope
-from app.storage import Stores, reflections, transcripts
-from app.storage.transcripts import Message
+from app.storage import Stores
+from app.storage.graph import reflections, transcripts
+from app.storage.graph.transcripts import Message
 
 router = APIRouter(tags=["recall"])
 

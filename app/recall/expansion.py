@@ -17,8 +17,8 @@ from app.recall.state import STATE_FIELDS, is_current
 from app.relation_types import DEFAULT_EXPAND
 from app.scope import Scope
 from app.storage import Stores
-from app.storage import enrichment as entity_store
-from app.storage import relations as edges
+from app.storage.graph import enrichment as entity_store
+from app.storage.graph import relations as edges
 
 
 def _in_tag_scope(memory: Memory, params: RecallRequest) -> bool:

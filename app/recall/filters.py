@@ -15,8 +15,8 @@ from app.memories.fields import parse_type
 from app.models import to_iso
 from app.recall.params import RecallRequest
 from app.scope import Scope
+from app.storage.graph.records import parse_json_property
 from app.storage.mirror import label_pairs
-from app.storage.records import parse_json_property
 from app.storage.vectors import VectorFilter
 from app.timephrases import parse_time_phrase
 

@@ -7,7 +7,7 @@ from app.recall.channels import WORD
 from app.recall.constants import FETCH_MAX
 from app.recall.outcome import Hit, RecallOutcome, Search
 from app.recall.state import STATE_FIELDS, is_current
-from app.storage.records import BrowseFilter
+from app.storage.graph.records import BrowseFilter
 
 
 async def as_of(search: Search) -> RecallOutcome:

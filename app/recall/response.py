@@ -6,7 +6,7 @@ in the order it was built, and router.RecallResponse documents it."""
 
 from typing import Any, Literal, NotRequired, TypedDict
 
-from app.memories.artifact_search import ArtifactsFound
+from app.artifacts.search import ArtifactsFound
 from app.memories.schemas import public
 from app.models import to_iso
 from app.recall.outcome import Hit, RecallOutcome, StateCounts, describe

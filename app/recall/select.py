@@ -15,7 +15,7 @@ from app.recall.names import query_names
 from app.recall.outcome import Hit, RecallConfig, Search
 from app.recall.params import RecallRequest
 from app.recall.state import STATE_FIELDS, is_current
-from app.storage.records import memory_from_properties
+from app.storage.graph.records import memory_from_properties
 
 log = logging.getLogger(__name__)
 

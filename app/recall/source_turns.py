@@ -6,7 +6,7 @@ from typing import cast
 
 from app.recall.response import Item, SourceTurn
 from app.scope import Scope
-from app.storage.graph import GraphStore
+from app.storage.graph.store import GraphStore
 
 TURN_FIELDS = ("id", "content", "speaker", "role", "timestamp", "session_id")
 

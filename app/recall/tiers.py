@@ -7,7 +7,7 @@
   current session's memories (the request's `session_id`) and pinned ones. The hits are
   filtered after the search, so a recall may return fewer than `limit`.
 
-The switch is cached for a second per graph (app/storage/settings_cache.py): a change applies
+The switch is cached for a second per graph (app/storage/graph/settings_cache.py): a change applies
 to the next request of the process that made it (the change drops the cached entry before it
 answers) and within a second to every other API process.
 """
@@ -18,8 +18,8 @@ from typing import TypedDict
 from app.models import Memory
 from app.recall.outcome import RecallOutcome
 from app.scope import Scope
-from app.storage import sessions, user_settings
-from app.storage.graph import GraphStore
+from app.storage.graph import sessions, user_settings
+from app.storage.graph.store import GraphStore
 
 
 class TierFields(TypedDict, total=False):

@@ -24,14 +24,9 @@ import re
 from collections.abc import Sequence
 
 from app.scope import Scope
-from app.storage.graph import GraphStore
+from app.storage.graph import mentions
+from app.storage.graph.store import GraphStore
 
-MENTIONED = """
-CALL db.idx.fulltext.queryNodes('Memory', $text) YIELD node
-WITH node AS m
-WHERE m.user_id = $user_id AND (size(m.agent_lineage) = 0 OR $agent_id IN m.agent_lineage)
-RETURN m.id LIMIT 1
-"""
 WORD = re.compile(r"[A-Za-z0-9]{2,}")
 # The full-text index's own stop words (RediSearch's defaults): a name among them finds nothing.
 INDEX_STOP_WORDS = frozenset(
@@ -67,8 +62,7 @@ async def unsaid(graph: GraphStore, scope: Scope, names: Sequence[str]) -> list[
     }
     if not asked:
         return []
-    params = {"user_id": scope.user_id, "agent_id": scope.agent_id}
     found = await asyncio.gather(
-        *(graph.ro_query(MENTIONED, {**params, "text": text}) for text in asked.values())
+        *(mentions.mentioned(graph, scope, text) for text in asked.values())
     )
-    return [name for name, rows in zip(asked, found, strict=True) if not rows]
+    return [name for name, said in zip(asked, found, strict=True) if not said]

@@ -12,8 +12,8 @@ from the graph in scope before anything is shown, and pass the floor on their ow
 import logging
 
 from app.recall.outcome import Search
+from app.storage.graph.windows import current_members
 from app.storage.vectors import VectorHit
-from app.storage.windows import current_members
 
 log = logging.getLogger(__name__)
 

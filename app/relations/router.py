@@ -5,10 +5,9 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Query, Request
 from fastapi.responses import JSONResponse
 
-from app.deps import PrincipalDep, ScopeDep, StoresDep
+from app.deps import MemoryIdDep, PrincipalDep, ScopeDep, StoresDep
 from app.errors import BadRequest, NotFound
 from app.http_idempotency import IdempotencyKey, Reply, respond_once
-from app.memories.dependencies import MemoryIdDep
 from app.memories.service import get as get_memory
 from app.relation_types import DEFAULT_EXPAND, FILTERABLE, canonical
 from app.relations import service
@@ -19,9 +18,9 @@ from app.relations.schemas import (
     DissociateResponse,
     RelatedResponse,
 )
-from app.storage import idempotency
-from app.storage import relations as edges
-from app.storage.idempotency import Claim
+from app.storage.graph import idempotency
+from app.storage.graph import relations as edges
+from app.storage.graph.idempotency import Claim
 
 router = APIRouter(tags=["relationships"])
 ASSOCIATE_EXAMPLE = {"memory1_id": "…", "memory2_id": "…", "type": "RELATES_TO", "strength": 0.5}

@@ -9,8 +9,8 @@ from app.errors import BadRequest
 from app.models import to_iso, utc_now
 from app.relation_types import AUTHORABLE, REGISTRY, canonical
 from app.scope import Scope
-from app.storage import relations as edges
-from app.storage.graph import GraphStore
+from app.storage.graph import relations as edges
+from app.storage.graph.store import GraphStore
 
 MAX_BATCH = 500
 MAX_PROP_CHARS = 500  # a relationship's own text properties (e.g. a reason)

@@ -20,8 +20,8 @@ from app.memories.service import store_memories
 from app.models import TYPE_ALIASES, Layer, Memory, MemoryType, Status, to_iso, utc_now
 from app.remember.pipeline import RememberDeps
 from app.scope import Scope
-from app.storage import sessions
-from app.storage.records import new_id
+from app.storage.graph import sessions
+from app.storage.graph.records import new_id
 
 log = logging.getLogger(__name__)
 

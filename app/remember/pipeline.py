@@ -39,8 +39,9 @@ from app.remember.rules import extract_facts_by_rules
 from app.remember.stats import ExtractionStats
 from app.remember.transcript import Kept
 from app.scope import Scope
-from app.storage import Stores, sessions, transcripts
-from app.storage import relations as edges
+from app.storage import Stores
+from app.storage.graph import relations as edges
+from app.storage.graph import sessions, transcripts
 from app.storage.mirror import embedding_text
 from app.storage.vectors import VectorFilter
 

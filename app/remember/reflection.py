@@ -25,8 +25,8 @@ from app.remember.facts import USER
 from app.remember.pipeline import Conversation, RememberDeps
 from app.remember.transcript import Kept
 from app.scope import Scope
-from app.storage import reflections
-from app.storage import relations as edges
+from app.storage.graph import reflections
+from app.storage.graph import relations as edges
 
 log = logging.getLogger(__name__)
 

@@ -23,8 +23,8 @@ from app.remember.pipeline import Conversation
 from app.remember.tasks import enqueue_remember, remember_job_id_prefix
 from app.remember.transcript import with_message_ids
 from app.scope import Scope
-from app.storage import idempotency, sessions
-from app.storage.idempotency import Claim
+from app.storage.graph import idempotency, sessions
+from app.storage.graph.idempotency import Claim
 
 router = APIRouter(tags=["remember"])
 

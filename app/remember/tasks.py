@@ -25,7 +25,8 @@ from app.remember.pipeline import Conversation, RememberDeps, remember
 from app.remember.reflection import count_and_schedule, reflect
 from app.remember.transcript import TranscriptOptions, keep_turns
 from app.scope import Scope
-from app.storage import Stores, sessions
+from app.storage import Stores
+from app.storage.graph import sessions
 from app.webhooks.events import announce_remember
 
 RETENTION_PAGE = 200

@@ -34,7 +34,8 @@ from app.memories.service import store_memories
 from app.models import Layer, Memory, MemoryType, utc_now
 from app.remember.facts import Turn
 from app.scope import Scope
-from app.storage import Stores, transcripts
+from app.storage import Stores
+from app.storage.graph import transcripts
 
 ACTOR = "remember"
 KEPT_ROLES = ("user", "assistant")

@@ -4,7 +4,7 @@ from pydantic import AliasChoices, BaseModel, Field
 class ArtifactSettings(BaseModel):
     """Artifacts
 
-    Files attached to a memory (app/memories/artifacts.py, [api](api.md#artifacts)): on the
+    Files attached to a memory (app/artifacts/service.py, [api](api.md#artifacts)): on the
     local filesystem under the data directory, or in an S3-compatible object store
     ([operations](operations.md#artifacts-in-an-s3-compatible-store)).
     """

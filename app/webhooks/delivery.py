@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 
 from app.jobs.spec import JobContext
-from app.storage.webhooks import get_target
+from app.storage.graph.webhooks import get_target
 from app.webhooks.addresses import AddressPolicy, AddressRefused, NameNotResolved
 from app.webhooks.transport import delivery_client
 

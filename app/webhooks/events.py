@@ -16,7 +16,7 @@ from typing import Any
 from app.jobs.kinds import WEBHOOK
 from app.models import to_iso, utc_now
 from app.storage import Stores
-from app.storage.webhooks import targets_for
+from app.storage.graph.webhooks import targets_for
 
 log = logging.getLogger(__name__)
 

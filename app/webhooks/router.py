@@ -12,7 +12,7 @@ from app.config import Settings
 from app.deps import AdminDep, SettingsDep, StoresDep
 from app.errors import BadRequest, Conflict, NotFound
 from app.models import to_iso, utc_now
-from app.storage import webhooks
+from app.storage.graph import webhooks
 from app.webhooks.addresses import AddressPolicy, AddressRefused, check_url
 from app.webhooks.events import EVENT_TYPES
 

@@ -3,6 +3,7 @@
 Part of the composition root: it names every domain's handlers, so no domain imports it.
 """
 
+from app.artifacts.search import artifact_index_job
 from app.config import Settings
 from app.enrichment.tasks import enrich_job
 from app.jobs.kinds import (
@@ -21,7 +22,6 @@ from app.jobs.kinds import (
 )
 from app.jobs.spec import DROP_ON_FINISH, JobKind, RetryPolicy
 from app.lifecycle.tasks import lifecycle_job
-from app.memories.artifact_search import artifact_index_job
 from app.memories.tasks import embed_job
 from app.memories.windows import windows_job
 from app.ops.tasks import reembed_job, sync_job

@@ -8,7 +8,7 @@ from app.auth.oauth import OAuthTokens
 from app.auth.runtime_keys import Authenticator, KeyPolicy, RuntimeKeys
 from app.config import Settings
 from app.refusals import no_api_keys
-from app.storage.graph import GraphStore
+from app.storage.graph.store import GraphStore
 from app.wiring.schedule import run_every
 
 log = logging.getLogger(__name__)

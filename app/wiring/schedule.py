@@ -9,7 +9,7 @@ from typing import Any
 
 from app.jobs.kinds import EMBED, enqueue_embedding, enqueue_enrichment, enrichment_enabled
 from app.models import to_iso, utc_now
-from app.storage import enrichment
+from app.storage.graph import enrichment
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ from typer.testing import CliRunner, Result
 
 from app.cli import cli, embedded
 from app.cli.errors import CliError
-from app.storage.ownership import claim_data_dir
+from app.storage.data_dir_lock import claim_data_dir
 from tests.cli.conftest import LiveServer
 from tests.conftest import ALICE_KEY
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.storage.schema import discover
+from app.storage.graph.schema import discover
 from tests.cli.conftest import LiveServer, start_live_server
 from tests.conftest import ADMIN_KEY, ALICE_KEY, test_settings
 from tests.memories.test_embedding_jobs import FAST_JOBS

@@ -27,7 +27,7 @@ async def health(client: httpx.AsyncClient) -> dict:
 
 
 async def test_a_lost_shard_is_noticed_and_repaired_without_an_operator(tmp_path: Path):
-    # The embedded default: its new shard is adopted by the deployment (app/storage/identity.py;
+    # The embedded default: its new shard is adopted by the deployment (app/storage/deployment.py;
     # with FALKORDB_URL that takes ENGRAM_ADOPT_VECTOR_STORE=true).
     settings = test_settings(
         tmp_path, falkordb_url=None, falkordb_port=free_port(), enrichment_enabled=False

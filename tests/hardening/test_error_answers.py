@@ -8,7 +8,7 @@ from pathlib import Path
 
 from app.http_server import URL_TOO_LONG
 from app.main import create_app
-from app.storage.falkordb_server import EmbeddedFalkorDB
+from app.storage.falkordb.server import EmbeddedFalkorDB
 from tests.conftest import ALICE_KEY, auth, free_port, test_settings
 from tests.hardening.live import serve
 

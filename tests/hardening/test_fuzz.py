@@ -20,7 +20,7 @@ from pathlib import Path
 import httpx
 
 from app.main import create_app
-from app.storage.graph import GraphStore
+from app.storage.graph.store import GraphStore
 from tests.conftest import ADMIN_KEY, ALICE_KEY, auth, test_settings
 from tests.hardening.live import serve
 

@@ -16,8 +16,8 @@ import pytest
 
 from app.refusals import StartupRefused
 from app.runtime import start_runtime
-from app.storage.falkordb_server import EmbeddedFalkorDB
-from app.storage.ownership import LOCKFILE, claim_data_dir, lock_owner
+from app.storage.data_dir_lock import LOCKFILE, claim_data_dir, lock_owner
+from app.storage.falkordb.server import EmbeddedFalkorDB
 from tests.conftest import ALICE_KEY, auth, free_port, running_client, test_settings
 
 ROOT = Path(__file__).resolve().parents[2]

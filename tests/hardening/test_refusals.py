@@ -11,7 +11,7 @@ import pytest
 
 from app.refusals import StartupRefused, embedded_falkordb_failed, without_credentials
 from app.runtime import start_runtime
-from app.storage.falkordb_server import EmbeddedFalkorDB
+from app.storage.falkordb.server import EmbeddedFalkorDB
 from tests.conftest import ALICE_KEY, auth, free_port, running_client, test_settings
 
 H = auth(ALICE_KEY)

@@ -9,7 +9,7 @@ import pytest
 
 from app.jobs.runner import JobRunner
 from app.lifecycle.tasks import LIFECYCLE, LifecycleScheduler, Schedule, describe, schedules
-from app.storage import lifecycle as store
+from app.storage.graph import lifecycle as store
 from app.wiring.schedule import run_every
 from tests.conftest import ADMIN_KEY, ALICE_KEY, auth, running_client, test_settings
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import httpx
 
-from app.storage.artifacts import owner_dir
+from app.storage.artifacts.files import owner_dir
 from tests.conftest import ADMIN_KEY, ALICE_KEY, auth, running_client, test_settings
 
 ALICE, ADMIN = auth(ALICE_KEY), auth(ADMIN_KEY)

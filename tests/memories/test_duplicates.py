@@ -15,7 +15,7 @@ import pytest
 from tests.conftest import AGENT_KEY, ALICE_KEY, BOB_KEY, auth, running_client
 from tests.conftest import test_settings as settings_for
 from tests.memories.test_embedding_jobs import FAST_JOBS
-from tests.remember.test_sessions import remember
+from tests.sessions.test_sessions import remember
 
 ALICE, BOB = auth(ALICE_KEY), auth(BOB_KEY)
 WEBUI, WEBUI_BOB = auth(AGENT_KEY), auth(AGENT_KEY, "openwebui:bob")

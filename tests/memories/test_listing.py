@@ -9,10 +9,10 @@ import pytest
 
 from app.memories import listing as memory_listing
 from app.scope import Scope
-from app.storage import listing
-from app.storage.graph import GraphStore
-from app.storage.records import scope_params
-from app.storage.schema import migrate
+from app.storage.graph import listing
+from app.storage.graph.records import scope_params
+from app.storage.graph.schema import migrate
+from app.storage.graph.store import GraphStore
 from tests.conftest import AGENT_KEY, ALICE_KEY, BOB_KEY, auth, running_client, test_settings
 from tests.storage.test_query_plans import plan
 

@@ -11,7 +11,7 @@ import pytest
 from app.memories.windows import backfill_windows, window_text
 from app.recall.windows import spread
 from app.scope import Scope
-from app.storage import windows as store
+from app.storage.graph import windows as store
 from app.storage.vectors import VectorFilter, VectorHit
 from app.wiring.schedule import enqueue_backlog
 from tests.conftest import ALICE_KEY, BOB_KEY, auth, running_client, test_settings

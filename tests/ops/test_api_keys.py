@@ -13,9 +13,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.storage import api_keys
-from app.storage.falkordb_server import EmbeddedFalkorDB
-from app.storage.graph import GraphStore
+from app.storage.falkordb.server import EmbeddedFalkorDB
+from app.storage.graph import api_keys
+from app.storage.graph.store import GraphStore
 from tests.conftest import (
     ADMIN_KEY,
     ALICE_KEY,

@@ -17,8 +17,8 @@ from app.enrichment.tasks import enrich_memories
 from app.memories.tasks import embed_memories
 from app.models import to_iso, utc_now
 from app.ops.write_gate import WriteGate
-from app.storage import snapshot
-from app.storage.sessions import touch_session
+from app.storage.graph import snapshot
+from app.storage.graph.sessions import touch_session
 from tests.conftest import (
     ADMIN_KEY,
     AGENT_KEY,

@@ -14,7 +14,7 @@ from app.enrichment.tasks import enrich_memories
 from app.memories.tasks import embed_memories
 from app.models import to_iso, utc_now
 from app.scope import Scope
-from app.storage.sessions import link_derived
+from app.storage.graph.sessions import link_derived
 from app.storage.vectors import VectorFilter
 from tests.conftest import (
     ADMIN_KEY,

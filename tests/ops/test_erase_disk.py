@@ -9,8 +9,8 @@ from typing import Any
 import httpx
 import redis.asyncio as redis
 
-from app.storage import disk
-from app.storage.falkordb_server import EmbeddedFalkorDB
+from app.storage import file_scan
+from app.storage.falkordb.server import EmbeddedFalkorDB
 from tests.conftest import ADMIN_KEY, BOB_KEY, auth, free_port, running_client, test_settings
 
 BOB, ADMIN = auth(BOB_KEY), auth(ADMIN_KEY)
@@ -86,7 +86,7 @@ async def test_a_users_erasure_leaves_no_file_and_no_key_holding_their_text(tmp_
     async with running_client(settings) as client:
         await remember_as_bob(client)
         url = client.app.state.runtime.falkordb_server.url
-        before = disk.search(tmp_path, [STORED, TOLD])
+        before = file_scan.search(tmp_path, [STORED, TOLD])
         assert not before.clean  # the check can see them: WAL, segments, AOF
         assert TOLD.encode() in await redis_values(url)  # the /remember job's record
 
@@ -101,9 +101,9 @@ async def test_a_users_erasure_leaves_no_file_and_no_key_holding_their_text(tmp_
         await asyncio.sleep(2)  # FalkorDB writes its query log a second late: none is written
         async with redis.from_url(url) as raw:
             assert not await raw.exists("telemetry{engram}")
-        assert disk.search(tmp_path, [STORED, TOLD]).clean
+        assert file_scan.search(tmp_path, [STORED, TOLD]).clean
 
-    assert disk.search(tmp_path, [STORED, TOLD]).clean  # after a clean stop too
+    assert file_scan.search(tmp_path, [STORED, TOLD]).clean  # after a clean stop too
     server = EmbeddedFalkorDB(tmp_path / "falkordb", free_port())
     try:  # what the files load is what they hold, however Redis encoded it
         assert_nowhere(await redis_values(await server.start()), STORED, TOLD)
@@ -115,13 +115,13 @@ async def test_a_memorys_erasure_reaches_the_disk_and_keeps_the_rest(tmp_path: P
     async with running_client(embedded(tmp_path)) as client:
         erased = (await client.post("/memory", json={"content": STORED}, headers=BOB)).json()
         kept = (await client.post("/memory", json={"content": KEPT}, headers=BOB)).json()
-        assert not disk.search(tmp_path, [STORED]).clean
+        assert not file_scan.search(tmp_path, [STORED]).clean
 
         response = await client.delete(f"/admin/memories/{erased['memory_id']}", headers=ADMIN)
         assert response.status_code == 200, response.text
         assert response.json()["disk"]["clean"] is True
-        assert disk.search(tmp_path, [STORED]).clean
-        assert not disk.search(tmp_path, [KEPT]).clean
+        assert file_scan.search(tmp_path, [STORED]).clean
+        assert not file_scan.search(tmp_path, [KEPT]).clean
         vectors = client.app.state.stores.vectors
         assert set(await vectors.retrieve([kept["memory_id"], erased["memory_id"]])) == {
             kept["memory_id"]
@@ -133,7 +133,7 @@ async def test_a_memorys_erasure_reaches_the_disk_and_keeps_the_rest(tmp_path: P
 async def test_a_users_own_erasure_answers_with_the_disk_report(tmp_path: Path):
     async with running_client(embedded(tmp_path)) as client:
         erased = (await client.post("/memory", json={"content": STORED}, headers=BOB)).json()
-        assert not disk.search(tmp_path, [STORED]).clean
+        assert not file_scan.search(tmp_path, [STORED]).clean
 
         response = await client.delete(
             f"/memory/{erased['memory_id']}", params={"erase": "true"}, headers=BOB
@@ -141,4 +141,4 @@ async def test_a_users_own_erasure_answers_with_the_disk_report(tmp_path: Path):
         assert response.status_code == 200, response.text
         report = response.json()["disk"]
         assert report["clean"] is True and report["checked_files"] > 0 and report["clean_at"]
-        assert disk.search(tmp_path, [STORED]).clean
+        assert file_scan.search(tmp_path, [STORED]).clean

@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.storage.graph import GraphStore
+from app.storage.graph.store import GraphStore
 from tests.conftest import ADMIN_KEY, AGENT_KEY, ALICE_KEY, BOB_KEY, auth, running_client
 from tests.conftest import test_settings as settings_for
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.storage import schema, snapshot
+from app.storage.graph import schema, snapshot
 from tests.ops.test_backup import ADMIN, AGENT, ALICE, BOB, make_client, populate, store
 
 COMPARED = (

@@ -5,10 +5,10 @@ import contextlib
 import logging
 
 from app.recall.access import AccessRecorder
-from app.storage.falkordb_server import EmbeddedFalkorDB
-from app.storage.graph import GraphStore
+from app.storage.falkordb.server import EmbeddedFalkorDB
+from app.storage.graph.records import memory_from_properties
+from app.storage.graph.store import GraphStore
 from app.storage.mirror import vector_payload
-from app.storage.records import memory_from_properties
 from tests.conftest import ALICE_KEY, auth, free_port, running_client, test_settings
 from tests.recall.test_recall import _wait_embedded
 

@@ -11,7 +11,7 @@ import pytest
 
 from tests.conftest import ADMIN_KEY, AGENT_KEY, ALICE_KEY, BOB_KEY, auth, running_client
 from tests.conftest import test_settings as settings_for
-from tests.remember.test_sessions import remember, turn
+from tests.sessions.test_sessions import remember, turn
 
 ALICE, BOB, OPENWEBUI = auth(ALICE_KEY), auth(BOB_KEY), auth(AGENT_KEY)
 FAST_JOBS = {"workers": 1, "jobs_base_delay_s": 0.2, "jobs_max_delay_s": 1.0, "jobs_sweep_s": 1}
@@ -175,7 +175,7 @@ async def test_erasing_a_user_erases_their_settings(client):
 
 
 async def test_the_cached_switch_follows_a_change_at_once_and_per_user(client):
-    """The switch is cached per user (app/storage/settings_cache.py): a change is seen by the
+    """The switch is cached per user (app/storage/graph/settings_cache.py): a change is seen by the
     very next recall, and one user's switch never answers for another."""
     alice_own = await store(client, "Kestrel hovering over the meadow.")
     bob_own = await store(client, "Kestrel feathers in the garden.", headers=BOB)

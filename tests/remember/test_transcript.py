@@ -15,7 +15,7 @@ from app.memories.fields import MAX_CONTENT_CHARS
 from app.remember.facts import Turn
 from app.remember.tasks import delete_expired_transcripts
 from app.remember.transcript import message_key, split_message, with_message_ids
-from app.storage import schema, snapshot
+from app.storage.graph import schema, snapshot
 from tests.conftest import ADMIN_KEY, ALICE_KEY, BOB_KEY, auth
 from tests.conftest import running_client as running
 from tests.memories.test_embedding_jobs import wait_until

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from app.runtime import start_runtime
-from app.storage.identity import (
+from app.storage.deployment import (
     Opened,
     StoreMismatch,
     check_identity,

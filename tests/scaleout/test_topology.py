@@ -22,7 +22,7 @@ import httpx
 import pytest
 from qdrant_client import AsyncQdrantClient
 
-from app.storage.falkordb_server import EmbeddedFalkorDB
+from app.storage.falkordb.server import EmbeddedFalkorDB
 from tests.conftest import ADMIN_KEY, ALICE_KEY, API_KEYS, auth, free_port
 
 ROOT = Path(__file__).resolve().parents[2]

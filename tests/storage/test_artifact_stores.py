@@ -8,8 +8,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from app.storage.artifacts import INDEX_SUFFIX, ArtifactStore, FileArtifacts, TooLarge
-from app.storage.artifacts_s3 import S3Artifacts
+from app.storage.artifacts.files import INDEX_SUFFIX, ArtifactStore, FileArtifacts, TooLarge
+from app.storage.artifacts.s3 import S3Artifacts
 from tests.s3_server import REGION, S3Server, s3_server
 
 USER = "alice"

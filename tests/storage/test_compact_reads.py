@@ -7,10 +7,10 @@ import pytest
 
 from app.errors import StoreUnavailable
 from app.scope import Scope
-from app.storage import compact
-from app.storage.falkordb_server import EmbeddedFalkorDB
-from app.storage.graph import GraphStore
-from app.storage.records import RecallCandidates
+from app.storage.falkordb import compact
+from app.storage.falkordb.server import EmbeddedFalkorDB
+from app.storage.graph.records import RecallCandidates
+from app.storage.graph.store import GraphStore
 from tests.conftest import free_port
 
 

@@ -6,7 +6,7 @@ import uuid
 from pathlib import Path
 
 from app.scope import Scope
-from app.storage import disk
+from app.storage import file_scan
 from app.storage.vectors import EdgeVectorIndex, VectorFilter, VectorPoint
 from app.storage.vectors.base import SHARED_LIVE
 from app.storage.vectors.edge_rebuild import build_fresh_copy, staging_path
@@ -27,13 +27,13 @@ async def shard_with_a_deleted_point(path: Path) -> tuple[EdgeVectorIndex, str]:
         ]
     )
     await index.delete([erased])
-    assert not disk.search(path, [ERASED]).clean  # deleted, still in the WAL and segment
+    assert not file_scan.search(path, [ERASED]).clean  # deleted, still in the WAL and segment
     return index, kept
 
 
 async def assert_purged(index: EdgeVectorIndex, path: Path, kept: str) -> None:
-    assert disk.search(path.parent, [ERASED]).clean
-    assert not disk.search(path, [KEPT]).clean
+    assert file_scan.search(path.parent, [ERASED]).clean
+    assert not file_scan.search(path, [KEPT]).clean
     assert await index.count(Scope("bob")) == 1
     assert (await index.retrieve([kept]))[kept].payload["content"] == KEPT
     hits = await index.search_sparse("bees roof", VectorFilter(Scope("bob")), 5)

@@ -5,7 +5,7 @@ import pytest
 from pydantic import ValidationError
 
 from app.config import Settings
-from app.storage.address import FalkorAddress, falkordb_address
+from app.storage.falkordb.address import FalkorAddress, falkordb_address
 
 
 def test_sentinels_are_read_from_host_port_text(monkeypatch: pytest.MonkeyPatch) -> None:

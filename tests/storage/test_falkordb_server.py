@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 import redis.asyncio as redis
 
-from app.storage import falkordb_server
-from app.storage.falkordb_server import EmbeddedFalkorDB, _is_redis_process
-from app.storage.graph import GraphStore
+from app.storage.falkordb import server as falkordb_server
+from app.storage.falkordb.server import EmbeddedFalkorDB, _is_redis_process
+from app.storage.graph.store import GraphStore
 from tests.conftest import free_port
 
 KEYS = 2000  # x 1 ms of key-load-delay each

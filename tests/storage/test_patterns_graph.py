@@ -5,8 +5,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from app.storage import enrichment as store
-from app.storage.graph import GraphStore
+from app.storage.graph import enrichment as store
+from app.storage.graph.store import GraphStore
 
 NOW = "2026-11-30T00:00:00+00:00"
 

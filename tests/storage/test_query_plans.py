@@ -12,12 +12,13 @@ import pytest
 
 from app.relation_types import REGISTRY
 from app.scope import Scope
-from app.storage import api_keys, compact, duplicates, relations
-from app.storage import cypher as queries
-from app.storage import enrichment as entities
-from app.storage.graph import GraphStore
-from app.storage.records import scope_params
-from app.storage.schema import migrate
+from app.storage.falkordb import compact
+from app.storage.graph import api_keys, duplicates, relations
+from app.storage.graph import cypher as queries
+from app.storage.graph import enrichment as entities
+from app.storage.graph.records import scope_params
+from app.storage.graph.schema import migrate
+from app.storage.graph.store import GraphStore
 
 SCOPE = scope_params(Scope("ann"))
 

@@ -1,7 +1,7 @@
-"""The cache of the Personal Intelligence switch (app/storage/settings_cache.py), alone: fresh
+"""The cache of the Personal Intelligence switch (app/storage/graph/settings_cache.py), alone: fresh
 entries answer, a change drops them, and a read in flight across a change is not cached."""
 
-from app.storage import settings_cache
+from app.storage.graph import settings_cache
 
 
 class Graph:

@@ -9,7 +9,7 @@ import logging
 import httpx
 import pytest
 
-from app.storage.records import (
+from app.storage.graph.records import (
     InvalidJsonProperty,
     graph_values,
     json_property_text,
@@ -60,7 +60,7 @@ async def planted(app_client: httpx.AsyncClient) -> dict[str, str]:
 async def test_recall_reads_them_as_empty_and_logs_their_ids(
     app_client: httpx.AsyncClient, planted: dict[str, str], caplog: pytest.LogCaptureFixture
 ):
-    with caplog.at_level(logging.WARNING, logger="app.storage.records"):
+    with caplog.at_level(logging.WARNING, logger="app.storage.graph.records"):
         response = await app_client.get(
             "/recall", params={"query": "violin practice", "limit": 10}, headers=ALICE
         )
