@@ -63,7 +63,7 @@ async def select(search: Search, pool: Pool, found: Read, limits: evidence.Thres
     with steps.timed(timings, steps.SCORE):
         scoring = _Scoring(pool.best, pool.fused, visible, heads, judged, limits)
         hits, floored, relevant = _score(scoring, params, search.config, now)
-        never = await _names_never_said(search, limits) if relevant else []
+        never = await _names_never_said(search, limits, hits) if relevant else []
         if never:
             hits, floored, relevant = [], floored + len(hits), False
         seeds = _order(hits, params)[: params.limit]
@@ -246,14 +246,17 @@ def _score(
     return hits, floored, True
 
 
-async def _names_never_said(search: Search, limits: evidence.Thresholds) -> list[str]:
+async def _names_never_said(
+    search: Search, limits: evidence.Thresholds, hits: list[Hit]
+) -> list[str]:
     """The names the query asks about that no memory of the caller mentions (unsaid.py); none
     looked up when the floor is off (every candidate shown, as asked)."""
     query = search.params.query or ""
     names = query_names(query)
     if not search.config.unsaid_names or limits.off or not names or unsaid.asks_to_infer(query):
         return []
-    return await unsaid.unsaid(search.stores.graph, search.scope, names)
+    shown = [hit.memory.content for hit in _order(hits, search.params)]
+    return await unsaid.unsaid(search.stores.graph, search.scope, names, shown)
 
 
 async def _mark_replaced(

@@ -20,6 +20,7 @@ it asks about precisely because it was not said: it is left to the gate.
 """
 
 import asyncio
+import logging
 import re
 from collections.abc import Sequence
 
@@ -34,6 +35,8 @@ INDEX_STOP_WORDS = frozenset(
     | {"it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there"}
     | {"these", "they", "this", "to", "was", "will", "with"}
 )
+log = logging.getLogger(__name__)
+
 MAX_LOOKUPS = 5  # a question names a few things; a pasted text must not make the work grow
 MIN_PREFIX = 4
 INFERENCE = re.compile(r"^\W*(would|could|might)\b|\blikely\b", re.IGNORECASE)
@@ -52,17 +55,38 @@ def loose_term(word: str) -> str:
     return f"({prefix}*|%{word}%)"
 
 
-async def unsaid(graph: GraphStore, scope: Scope, names: Sequence[str]) -> list[str]:
-    """The names that no memory in the scope mentions."""
+async def unsaid(
+    graph: GraphStore, scope: Scope, names: Sequence[str], shown: Sequence[str]
+) -> list[str]:
+    """The names that no memory in the scope mentions. `shown`: the contents of the results the
+    gate let through — a name one of them holds is said without a lookup, and a word of the best
+    one is looked up beside the names as a control: if the index cannot find even that (no index,
+    or one still being built), no name is taken as unsaid."""
+    held = " ".join(shown).lower()
     words = {name: WORD.findall(name) for name in names[:MAX_LOOKUPS]}
     asked = {
         name: " ".join(loose_term(w) for w in found)
         for name, found in words.items()
-        if found and not any(w.lower() in INDEX_STOP_WORDS for w in found)
+        if found
+        and not any(w.lower() in INDEX_STOP_WORDS for w in found)
+        and name.lower() not in held
     }
-    if not asked:
+    control = _control_word(shown[0] if shown else "")
+    if not asked or control is None:
         return []
-    found = await asyncio.gather(
-        *(mentions.mentioned(graph, scope, text) for text in asked.values())
-    )
-    return [name for name, said in zip(asked, found, strict=True) if not said]
+    try:
+        found = await asyncio.gather(
+            *(mentions.mentioned(graph, scope, text) for text in [control, *asked.values()])
+        )
+    except Exception:  # no full-text index to ask (a store mid-migration): the gate decides
+        log.warning("names not looked up in the full-text index", exc_info=True)
+        return []
+    if not found[0]:
+        return []
+    return [name for name, said in zip(asked, found[1:], strict=True) if not said]
+
+
+def _control_word(content: str) -> str | None:
+    """The longest word of a result's content that the index can look up, if any."""
+    words = [w for w in WORD.findall(content) if w.isalpha() and w.lower() not in INDEX_STOP_WORDS]
+    return max(words, key=len) if words else None

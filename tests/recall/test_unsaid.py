@@ -69,3 +69,9 @@ async def test_turned_off_the_gate_decides_as_before(falkordb_url, tmp_path):
 async def test_a_question_that_asks_to_infer_is_left_to_the_gate(client):
     body = await ask(client, "Would I likely see Dr. Johnson every two weeks?")
     assert "never_mentioned" not in body["score_filter"] and body["count"] == 2
+
+
+async def test_without_the_full_text_index_the_gate_decides(client):
+    await client.app.state.stores.graph.query("CALL db.idx.fulltext.drop('Memory')")
+    body = await ask(client, "How often do I see Dr. Johnson?")
+    assert body["relevant"] is True and "never_mentioned" not in body["score_filter"]
