@@ -126,6 +126,10 @@ CONDITIONS = word_set(
     "diabetes asthma adhd autism arthritis migraines migraine epilepsy eczema ibs anxiety "
     "depression coeliac celiac psoriasis crohn's endometriosis tinnitus"
 )
+# The speaker in a clause's subject or possessive: "I" and "we" ("my partner and I", "our stack").
+SPEAKER_PRONOUNS = word_set("i we")
+SPEAKER_POSSESSIVES = word_set("my our")
+INDEFINITE_ARTICLES = word_set("a an")
 # Month and weekday names: capitalised, never a person ("What did we do in May?").
 CALENDAR_NAMES = word_set(
     "january february march april may june july august september october november december "

@@ -94,6 +94,11 @@ POSITIVE = [
     ),
     ("I have a cat named Tom.", "User has a cat named Tom."),
     ("😀 I love hiking 😀", "User loves hiking."),
+    # Read by one reading alone, so both stay (docs/remember.md): the templates read a move
+    # "back" and an employer that is no name, the parse a condition someone "has had".
+    ("I moved back to Cork.", "User moved to Cork."),
+    ("I work at a bakery.", "User works at a bakery."),
+    ("I've had asthma since I was a kid.", "User has asthma."),
 ]
 
 NEGATIVE = [

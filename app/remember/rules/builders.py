@@ -56,6 +56,9 @@ from app.remember.rules.values import (
     third_person_verb,
 )
 
+# "I was at the beach" is an event, "I was bored" a state: a past "be" needs a place after it.
+PAST_BE = frozenset({"was", "were"})
+
 
 def rest_of(raw: str, c: Clause) -> str | None:
     """The rest of a clause after its verb, in third person ("" when there is none)."""
@@ -350,7 +353,7 @@ def event_fact(m: re.Match[str], c: Clause, *, with_others: bool = False) -> Ext
     if rest is None or verb in NON_EVENT_VERBS or not tagged(c.span, verb, "VBD"):
         return None
     # "I was at the beach", not "I was bored" or "I was just remembering": states aren't events.
-    if verb in ("was", "were") and not (rest and tagged(c.span, rest.split()[0], "IN")):
+    if verb in PAST_BE and not (rest and tagged(c.span, rest.split()[0], "IN")):
         return None
     who = c.name
     if with_others:

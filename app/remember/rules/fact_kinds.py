@@ -10,6 +10,8 @@ from app.models import MemoryType
 from app.remember.facts import ExtractedFact
 from app.remember.rules.clauses import Clause
 
+DEMONSTRATIVES = frozenset({"this", "these"})
+
 
 @dataclass(frozen=True)
 class Kind:
@@ -72,7 +74,7 @@ def indefinite(text: str, span: Span) -> str:
 
     In chat they point at a shared photo; "this" on its own stays and makes the value vague.
     """
-    determiners = {t.lower_ for t in span if t.lower_ in ("this", "these") and t.dep_ == "det"}
+    determiners = {t.lower_ for t in span if t.lower_ in DEMONSTRATIVES and t.dep_ == "det"}
 
     def article(m: re.Match[str]) -> str:
         if m[1].lower() not in determiners:

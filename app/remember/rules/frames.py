@@ -14,10 +14,10 @@ from dataclasses import dataclass
 
 from spacy.tokens import Span, Token
 
+from app import lexicon as lex
 from app.remember.facts import USER, Turn
 from app.remember.rules.clauses import Clause, prepare
 
-SPEAKERS = frozenset({"i", "we"})
 ENDED_MARKERS = re.compile(r"\b(?:any\s*more|no\s+longer|not\s+anymore)\b", re.I)
 SUBJECT_DEPS = ("nsubj", "nsubjpass")
 # Children that are not part of a noun phrase's own words.
@@ -45,6 +45,8 @@ FRAGMENT_TAGS = frozenset({"VBD", "VBN", "VBG", "VBP", "VBZ"})
 LEAD_DEPS = frozenset({"advmod", "intj", "cc", "punct", "discourse"})
 MAX_PHRASE_WORDS = 10
 MAX_REST_WORDS = 14
+# Nouns of an amount that lead to what is counted: "a bit of German", "a couple of cats".
+QUANTITY_NOUNS = frozenset({"bit", "little", "couple", "lot", "pair"})
 
 
 @dataclass
@@ -87,7 +89,7 @@ def pobjs(head: Token, *words: str) -> list[Token]:
 
 def _through_of(token: Token) -> Token:
     """ "a bit of German" → German; "a couple of cats" → cats."""
-    if token.lemma_.lower() in ("bit", "little", "couple", "lot", "pair"):
+    if token.lemma_.lower() in QUANTITY_NOUNS:
         inner = pobjs(token, "of")
         return inner[0] if inner else token
     return token
@@ -146,7 +148,7 @@ def is_name(token: Token, lower_case: bool) -> bool:
     """A proper name: capitalised in edited text, or any noun in a turn written in lower case."""
     if token.ent_type_ in ("DATE", "TIME", "CARDINAL", "ORDINAL", "MONEY", "PERCENT"):
         return False
-    if any(c.dep_ == "det" and c.lower_ in ("a", "an") for c in token.children):
+    if any(c.dep_ == "det" and c.lower_ in lex.INDEFINITE_ARTICLES for c in token.children):
         return False
     if lower_case:
         return token.pos_ in ("PROPN", "NOUN") and token.is_alpha
@@ -167,8 +169,8 @@ def _speaker(verb: Token) -> tuple[bool, Token | None, bool]:
             return _speaker(verb.head)
         return _starts_fragment(verb), None, False
     subject = subjects[0]
-    if subject.lower_ in SPEAKERS:
-        others = [c for c in subject.conjuncts if c.lower_ not in SPEAKERS]
+    if subject.lower_ in lex.SPEAKER_PRONOUNS:
+        others = [c for c in subject.conjuncts if c.lower_ not in lex.SPEAKER_PRONOUNS]
         return True, (others[0] if others else None), subject.lower_ == "we"
     # "my wife and I", or "my wife Laura and I" (the parser hangs "I" on the name)
     if any(t.lower_ == "i" and t.dep_ == "conj" for t in subject.subtree):

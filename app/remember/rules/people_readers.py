@@ -22,6 +22,11 @@ from app.remember.rules.frames import (
 from app.remember.rules.reading import GOAL, OWNS, PAST_TAGS, ending, fact, who
 from app.remember.rules.values import third_person_verb
 
+# The verbs that give a noun its name: "a beagle called Biscuit", "a cat named Mochi".
+NAMING_VERBS = frozenset({"call", "name"})
+OWNING_VERBS = frozenset({"own", "buy"})
+MARITAL_STATUSES = frozenset({"married", "engaged", "divorced"})
+
 # --- People, pets and things -----------------------------------------------------------------
 
 
@@ -29,7 +34,7 @@ def _names(token: Token, lower_case: bool) -> list[str]:
     """Names given to a noun: "a beagle called Biscuit", "two cats, Mochi and Tofu"."""
     found = []
     for child in token.children:
-        if child.dep_ == "acl" and child.lemma_.lower() in ("call", "name"):
+        if child.dep_ == "acl" and child.lemma_.lower() in NAMING_VERBS:
             found += [
                 name_text(n, lower_case)
                 for c in child.children
@@ -109,7 +114,7 @@ def read_have(p: Predicate) -> list[ExtractedFact]:
         elif _is_vehicle(obj):
             content = f"User {verb} {phrase(obj)}"
             found.append(fact(p, OWNS, content, "vehicle", item_key(phrase(obj))))
-        elif p.lemma in ("own", "buy") and obj.pos_ in ("NOUN", "PROPN"):
+        elif p.lemma in OWNING_VERBS and obj.pos_ in ("NOUN", "PROPN"):
             bought = "owns" if p.lemma == "own" else "bought"
             content = dated(p.clause, f"User {bought} {rest_text(p.verb)}")
             found.append(fact(p, OWNS, content, slot_for("possession", head_words(obj)), ACTIVE))
@@ -152,9 +157,7 @@ def read_break_up(p: Predicate) -> list[ExtractedFact]:
 
 def read_marry(p: Predicate) -> list[ExtractedFact]:
     """ "we got married on Saturday", "Priya and I got engaged", "I married Sam"."""
-    status = next(
-        (c.lower_ for c in p.verb.subtree if c.lower_ in ("married", "engaged", "divorced")), None
-    )
+    status = next((c.lower_ for c in p.verb.subtree if c.lower_ in MARITAL_STATUSES), None)
     if status is None or p.negated or p.verb.tag_ not in PAST_TAGS:
         return []
     partner = p.partner or next(iter(p.preps("to")), None)
@@ -199,7 +202,7 @@ def pet_fragment_facts(sentence: Span, turn: Turn, lower_case: bool) -> list[Ext
     if root.pos_ != "NOUN" or (root.lemma_.lower() not in lex.PETS and root.lower_ not in lex.PETS):
         return []
     owned = [c.lower_ for c in root.children if c.dep_ in ("det", "poss")]
-    if owned[:1] not in (["a"], ["an"], ["my"], ["our"]):
+    if not owned or owned[0] not in lex.INDEFINITE_ARTICLES | lex.SPEAKER_POSSESSIVES:
         return []
     names = _names(root, lower_case)
     if len(names) != 1:
@@ -240,16 +243,18 @@ def other_people_facts(sentence: Span, turn: Turn, lower_case: bool) -> list[Ext
         subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
         if subject is None or subject.lower_ not in OTHERS or subject.i > verb.i:
             continue
-        if not any(c.dep_ == "poss" and c.lower_ in ("my", "our") for c in subject.children):
+        if not any(
+            c.dep_ == "poss" and c.lower_ in lex.SPEAKER_POSSESSIVES for c in subject.children
+        ):
             continue
-        if any(t.lower_ in ("i", "we") and t.dep_ == "conj" for t in subject.subtree):
+        if any(t.lower_ in lex.SPEAKER_PRONOUNS and t.dep_ == "conj" for t in subject.subtree):
             continue  # "my husband and I have…": the user's own fact, read as such
         if not any(
             c.dep_ in ("appos", "compound") and is_name(c, lower_case) for c in subject.children
         ):
             continue  # only a named person ("my brother Luis"): the memory is about them
         start = subject.left_edge
-        if start.lower_ not in ("my", "our"):
+        if start.lower_ not in lex.SPEAKER_POSSESSIVES:
             continue
         clause = clause_of(sentence.doc[start.i : verb.right_edge.i + 1], turn)
         said = AFTERTHOUGHT.sub("", POSSESSIVE.sub("User's ", clause.text))

@@ -230,6 +230,10 @@ def read_study(p: Predicate) -> list[ExtractedFact]:
 # --- Languages, skills, pastimes -------------------------------------------------------------
 
 
+# "I know two programming languages", "learning a new language": a skill, not a language.
+KNOWING_VERBS = frozenset({"know", "learn"})
+
+
 def read_speak(p: Predicate) -> list[ExtractedFact]:
     if p.negated:
         return []
@@ -241,7 +245,7 @@ def read_speak(p: Predicate) -> list[ExtractedFact]:
             found.append(
                 fact(p, SKILL, f"{who(p)} {verb} {name}", slot_for("language", name), ACTIVE)
             )
-        elif p.lemma in ("know", "learn") and "language" in phrase(obj).lower():
+        elif p.lemma in KNOWING_VERBS and "language" in phrase(obj).lower():
             found.append(
                 fact(
                     p,
@@ -276,6 +280,14 @@ def read_play(p: Predicate) -> list[ExtractedFact]:
 
 
 LIGHT_VERBS = frozenset({"go", "do", "practise", "practice"})
+# Verbs whose object is the pastime itself: "do yoga", "play tennis", "practise judo".
+PRACTICE_VERBS = frozenset({"do", "play", "practise", "practice"})
+# "I knit a lot": an amount of doing, not a thing done.
+AMOUNT_NOUNS = frozenset({"lot", "bit"})
+# Habits a plain negation ends ("I don't smoke"), without "any more".
+HABIT_VERBS = frozenset({"smoke", "drink", "vape"})
+# What someone quits when they leave their employer ("I quit my job").
+JOB_NOUNS = frozenset({"job", "work", "position", "role"})
 
 
 def _activity_name(p: Predicate) -> str | None:
@@ -286,7 +298,7 @@ def _activity_name(p: Predicate) -> str | None:
     for obj in [*p.objects(), *p.children("xcomp")]:
         if obj.lemma_.lower() in lex.ACTIVITY_NOUNS or obj.tag_ == "VBG":
             inner = [c for c in obj.children if c.dep_ == "dobj"]
-            light = obj.lemma_.lower() in ("do", "play", "practise", "practice")
+            light = obj.lemma_.lower() in PRACTICE_VERBS
             return (inner[0] if inner and light else obj).lemma_.lower()
     return None
 
@@ -296,7 +308,7 @@ def _has_other_object(p: Predicate, name: str) -> bool:
     others = [o for o in p.children("dobj") if o.lemma_.lower() != name]
     return any(
         o.pos_ in ("NOUN", "PROPN")
-        and o.lemma_.lower() not in ("lot", "bit")
+        and o.lemma_.lower() not in AMOUNT_NOUNS
         and o.ent_type_ != "CARDINAL"
         for o in others
     )
@@ -307,7 +319,7 @@ def read_activity(p: Predicate) -> list[ExtractedFact]:
     name = _activity_name(p)
     if name is None or _has_other_object(p, name):
         return []
-    if p.negated and (p.ended or p.verb.lemma_.lower() in ("smoke", "drink", "vape")):
+    if p.negated and (p.ended or p.verb.lemma_.lower() in HABIT_VERBS):
         return [
             ending(
                 p,
@@ -336,11 +348,11 @@ def read_stop(p: Predicate) -> list[ExtractedFact]:
         return []
     found = []
     for obj in [*p.objects(), *p.children("xcomp")]:
-        light = obj.lemma_.lower() in ("do", "play", "practise", "practice", "go")
+        light = obj.lemma_.lower() in PRACTICE_VERBS | LIGHT_VERBS
         inner = [c for c in obj.children if c.dep_ == "dobj"] if light else []
         thing = (inner[0] if inner else obj).lemma_.lower()
         content = f"{who(p)} {p.verb.text.lower()} {rest_text(p.verb)}"
-        if thing in ("job", "work", "position", "role"):
+        if thing in JOB_NOUNS:
             found.append(ending(p, content, "employer", ""))
         elif thing in lex.ACTIVITY_NOUNS or thing in lex.SPORTS or obj.tag_ == "VBG":
             found.append(ending(p, content, "activity", thing))

@@ -40,7 +40,6 @@ from app.remember.rules.readers import GOAL, SKILL, WORK, fact, tool_fact, tool_
 
 GREETINGS = frozenset({"hey", "hi", "hello", "hiya", "yo", "heya", "howdy", "morning", "evening"})
 DIETS = frozenset({"vegan", "vegetarian", "pescatarian", "pescetarian"})
-POSSESSIVES = frozenset({"my", "our"})
 GOAL_LINE = re.compile(
     r"^(?:my\s+|our\s+)?(?:(?:big|main|new)\s+)?goals?\b(?P<when>[^:]{0,40}?)"
     r"(?::|\s+(?:is|was)\s+to\b)\s*(?P<what>.+)$",
@@ -50,6 +49,10 @@ JOB_WORDS = frozenset(
     {"job", "offer", "role", "position", "hire", "work", "company", "start", "join", "team"}
 )
 SWITCH_VERBS = frozenset({"move", "switch", "migrate", "replace", "ditch", "drop", "leave"})
+# "Pia, based in Derby", "Tom, living in Cork": an apposition that gives the home.
+HOME_VERBS = frozenset({"base", "live"})
+# Pronouns: a death is read only of a name or a known kin or pet ("Biscuit died", not "it died").
+PRONOUNS = frozenset({"i", "we", "it", "he", "she", "they"})
 TEAM_NOUNS = frozenset(
     {
         "stack",
@@ -131,7 +134,7 @@ def _apposition_facts(p: Predicate, name: Token) -> list[ExtractedFact]:
         elif child.dep_ == "appos" and _occupation(child):
             found += _job(p, child)
             found += _apposition_facts(p, child)
-        elif child.dep_ == "acl" and child.lemma_.lower() in ("base", "live"):
+        elif child.dep_ == "acl" and child.lemma_.lower() in HOME_VERBS:
             found += _residence(p, pobjs(child, "in"), "is based in")
         elif child.dep_ == "prep" and child.lower_ == "from":
             for place in pobjs(name, "from")[:1]:
@@ -227,7 +230,9 @@ def relation_facts(sentence: Span, turn: Turn, lower_case: bool) -> list[Extract
         relation = token.lower_
         if relation not in lex.RELATIONS:
             continue
-        if not any(c.dep_ == "poss" and c.lower_ in POSSESSIVES for c in token.children):
+        if not any(
+            c.dep_ == "poss" and c.lower_ in lex.SPEAKER_POSSESSIVES for c in token.children
+        ):
             continue
         names = [
             c
@@ -259,7 +264,7 @@ def death_facts(sentence: Span, turn: Turn, lower_case: bool) -> list[ExtractedF
         if not (verb.lemma_.lower() == "die" or (verb.lemma_.lower() == "pass" and away)):
             continue
         subject = next((c for c in verb.children if c.dep_ == "nsubj"), None)
-        if subject is None or subject.lower_ in ("i", "we", "it", "he", "she", "they"):
+        if subject is None or subject.lower_ in PRONOUNS:
             continue
         names = [subject] + [c for c in subject.children if c.dep_ in ("appos", "compound")]
         name = next((t for t in names if is_name(t, lower_case)), None)
@@ -297,9 +302,9 @@ def _speaker_stack(token: Token, lower_case: bool) -> bool:
     if not subjects:
         return head.dep_ == "ROOT"
     subject = subjects[0]
-    if subject.lower_ in ("i", "we"):
+    if subject.lower_ in lex.SPEAKER_PRONOUNS:
         return True
-    owned = any(c.dep_ == "poss" and c.lower_ in POSSESSIVES for c in subject.children)
+    owned = any(c.dep_ == "poss" and c.lower_ in lex.SPEAKER_POSSESSIVES for c in subject.children)
     return subject.lower_ in TEAM_NOUNS and (owned or subject.lower_ == "ci")
 
 
