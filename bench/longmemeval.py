@@ -51,7 +51,11 @@ ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "longmemeval" / "longmemeval-s-dev.json"
 DEFAULT_OUT = ROOT / "bench" / "results" / "longmemeval.json"
 PATHS = ("memory", "remember")
-CONFIGS: dict[str, dict[str, str]] = {"engram": {}, "bm25": {"channels": "bm25", "rerank": "false"}}
+# bm25: the keyword channel alone, unranked and ungated (relevance_floor 0): plain BM25.
+CONFIGS: dict[str, dict[str, str]] = {
+    "engram": {},
+    "bm25": {"channels": "bm25", "rerank": "false", "relevance_floor": "0"},
+}
 KS = (1, 5, 10, 20)
 DEPTH = 20
 MAX_CHARS = 2000  # a memory's content limit (app/memories/fields.py)
