@@ -65,18 +65,22 @@ class FalkorGraph:
             result = await self.replicas.write(self._client, self._graph, cypher, params)
         except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
             raise StoreUnavailable("FalkorDB is unavailable") from exc
-        return result.result_set
+        rows: list[list[Any]] = result.result_set
+        return rows
 
     async def ro_query(self, cypher: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
         """Runs a read-only query."""
         return await self._run(self._graph.ro_query, cypher, params)
 
-    async def _run(self, method: Any, cypher: str, params: dict[str, Any] | None) -> list[list]:
+    async def _run(
+        self, method: Any, cypher: str, params: dict[str, Any] | None
+    ) -> list[list[Any]]:
         try:
             result = await method(cypher, params or {})
         except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
             raise StoreUnavailable("FalkorDB is unavailable") from exc
-        return result.result_set
+        rows: list[list[Any]] = result.result_set
+        return rows
 
     async def ro_rows(self, cypher: str, params: dict[str, Any]) -> list[list[Any]]:
         """A read-only query whose columns are scalars, lists or maps (`properties(m)`, never a
@@ -170,7 +174,7 @@ async def _rewrite_succeeded(client: Any, timeout_s: float) -> bool:
         if not info.get("aof_enabled"):
             return False
         if not info["aof_rewrite_in_progress"] and not info["aof_rewrite_scheduled"]:
-            return info["aof_last_bgrewrite_status"] == "ok"
+            return bool(info["aof_last_bgrewrite_status"] == "ok")
         if time.monotonic() > deadline:
             return False
         await asyncio.sleep(REWRITE_POLL_S)

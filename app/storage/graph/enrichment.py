@@ -10,6 +10,7 @@ a caller sees an entity only through a memory it may see.
 from collections.abc import Sequence
 from typing import Any
 
+from app.models import Memory
 from app.scope import Scope
 from app.storage.graph.cypher import IN_SCOPE
 from app.storage.graph.records import memory_from_properties, scope_params, to_memory
@@ -157,7 +158,7 @@ COUNT_BY_STATUS_IN_SCOPE = f"MATCH (m:Memory) WHERE {IN_SCOPE} RETURN m.enrichme
 
 async def write_enrichment(
     graph: GraphStore, user_id: str, rows: Sequence[dict[str, Any]], *, now: str
-) -> tuple[list, list[str]]:
+) -> tuple[list[Memory], list[str]]:
     """Writes derived fields and mentions; returns the memories written (others changed), and
     the other memories that lost an entity link to them (relinked content)."""
     result = await graph.query(

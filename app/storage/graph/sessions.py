@@ -154,12 +154,12 @@ async def raw_by_hashes(
     return {(row[0], row[1]): memory_from_properties(row[2]) for row in rows}
 
 
-async def unconsolidated(graph: GraphStore, user_id: str, session_id: str) -> list:
+async def unconsolidated(graph: GraphStore, user_id: str, session_id: str) -> list[Memory]:
     rows = await graph.ro_query(UNCONSOLIDATED, {"user_id": user_id, "session_id": session_id})
     return [to_memory(row[0]) for row in rows]
 
 
-async def consolidated_of_session(graph: GraphStore, user_id: str, session_id: str) -> list:
+async def consolidated_of_session(graph: GraphStore, user_id: str, session_id: str) -> list[Memory]:
     params = {"user_id": user_id, "session_id": session_id}
     return [to_memory(row[0]) for row in await graph.ro_query(CONSOLIDATED_OF_SESSION, params)]
 
@@ -196,13 +196,13 @@ async def expired_transcripts(
     return [(row[0], row[1], row[2]) for row in rows]
 
 
-async def slotted(graph: GraphStore, scope: Scope, *, limit: int = 200) -> list:
+async def slotted(graph: GraphStore, scope: Scope, *, limit: int = 200) -> list[Memory]:
     """Current memories in scope that fill a fact slot, newest first."""
     params = {"limit": limit, **scope_params(scope)}
     return [to_memory(row[0]) for row in await graph.ro_query(SLOTTED, params)]
 
 
-async def same_slot(graph: GraphStore, scope: Scope, slot: str, *, limit: int = 10) -> list:
+async def same_slot(graph: GraphStore, scope: Scope, slot: str, *, limit: int = 10) -> list[Memory]:
     """Current memories in scope that fill the same fact slot, newest first."""
     params = {"slot": slot, "limit": limit, **scope_params(scope)}
     return [to_memory(row[0]) for row in await graph.ro_query(SAME_SLOT, params)]

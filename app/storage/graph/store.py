@@ -337,7 +337,9 @@ class GraphStore(FalkorGraph):
         """Which of these ids are live memories (operator path: orphan detection)."""
         return {row[0] for row in await self.ro_query(EXISTING_IDS, {"ids": list(memory_ids)})}
 
-    async def link_turns(self, user_id: str, firsts: list[dict], pairs: list[dict]) -> None:
+    async def link_turns(
+        self, user_id: str, firsts: list[dict[str, str | None]], pairs: list[dict[str, str]]
+    ) -> None:
         """PRECEDED_BY links between consecutive turns of conversation sessions."""
         if firsts:
             await self.query(LINK_FIRST_TURNS, {"firsts": firsts, "user_id": user_id})
