@@ -6,7 +6,7 @@ session has moved on since. Every query names its owner.
 """
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 from app.models import Memory
 from app.scope import Scope
@@ -238,6 +238,17 @@ RETURN s.created_at, s.activity, s.turns, coalesce(s.last_activity, s.created_at
 """
 
 
+class SessionRecord(TypedDict):
+    """A session as GET/PUT /sessions/{id} report it."""
+
+    session_id: str
+    created_at: str
+    calls: int
+    messages_posted: int
+    last_activity: str
+    memoryless: bool
+
+
 async def is_memoryless(graph: GraphStore, scope: Scope, session_id: str) -> bool:
     """Whether the session was made memoryless (nothing of it is stored or read)."""
     params = {"user_id": scope.user_id, "session_id": session_id}
@@ -247,7 +258,7 @@ async def is_memoryless(graph: GraphStore, scope: Scope, session_id: str) -> boo
 
 async def set_memoryless(
     graph: GraphStore, scope: Scope, session_id: str, memoryless: bool, now: str
-) -> dict[str, Any] | None:
+) -> SessionRecord | None:
     """Makes the session memoryless (or not again); returns its record (None for a session of
     an agent outside the caller's scope, which is left unchanged)."""
     params = {
@@ -261,7 +272,7 @@ async def set_memoryless(
     return _session_record(session_id, [*rows[0], memoryless]) if rows else None
 
 
-async def session_info(graph: GraphStore, scope: Scope, session_id: str) -> dict[str, Any] | None:
+async def session_info(graph: GraphStore, scope: Scope, session_id: str) -> SessionRecord | None:
     """The session's record (None if no message or setting ever reached it, or it is another
     agent's, outside the caller's scope)."""
     params = {"user_id": scope.user_id, "session_id": session_id, "agent_id": scope.agent_id}
@@ -269,7 +280,7 @@ async def session_info(graph: GraphStore, scope: Scope, session_id: str) -> dict
     return _session_record(session_id, rows[0]) if rows else None
 
 
-def _session_record(session_id: str, row: list[Any]) -> dict[str, Any]:
+def _session_record(session_id: str, row: list[Any]) -> SessionRecord:
     created_at, activity, turns, last_activity, memoryless = row
     return {
         "session_id": session_id,
