@@ -5,7 +5,7 @@ import asyncio
 import copy
 import logging
 import time
-from typing import Any, Self
+from typing import Any, Self, TypedDict
 
 from falkordb.asyncio.graph import AsyncGraph
 from redis.asyncio import Redis
@@ -22,6 +22,15 @@ log = logging.getLogger(__name__)
 INDEXES = "CALL db.indexes() YIELD label, properties, types, status"
 REWRITE_TIMEOUT_S = 120.0
 REWRITE_POLL_S = 0.05
+
+
+class GraphIndex(TypedDict):
+    """One index as `db.indexes()` reports it."""
+
+    label: str
+    properties: list[str]
+    types: dict[str, list[str]]  # property -> index kinds (RANGE, FULLTEXT, VECTOR)
+    status: str  # OPERATIONAL or UNDER CONSTRUCTION
 
 
 class FalkorGraph:
@@ -146,11 +155,12 @@ class FalkorGraph:
         except (RedisError, OSError):
             return False
 
-    async def indexes(self) -> list[dict[str, Any]]:
+    async def indexes(self) -> list[GraphIndex]:
         """Every index with its status (OPERATIONAL or UNDER CONSTRUCTION)."""
         rows = await self.ro_query(INDEXES)
         return [
-            dict(zip(("label", "properties", "types", "status"), row, strict=True)) for row in rows
+            {"label": label, "properties": properties, "types": types, "status": status}
+            for label, properties, types, status in rows
         ]
 
     async def wait_for_indexes(self, timeout_s: float) -> None:
