@@ -257,7 +257,7 @@ def _entity(row: Sequence[Any]) -> EntityRecord:
 
 async def expand_by_entities(
     graph: GraphStore, scope: Scope, seeds: Sequence[str], *, limit: int
-) -> list[tuple[str, str, Any]]:
+) -> list[tuple[str, str, Memory]]:
     """(seed id, entity id, memory) for memories in scope sharing an entity with a seed."""
     params = {"seeds": list(seeds), "limit": limit, **scope_params(scope)}
     rows = await graph.ro_rows(EXPAND_BY_ENTITIES, params)

@@ -105,7 +105,7 @@ async def expand(
     min_strength: float,
     min_importance: float,
     limit: int,
-) -> list[tuple[str, str, float, Any]]:
+) -> list[tuple[str, str, float, Memory]]:
     """Neighbours of the seeds over `types` in one query: (seed, type, strength, memory)."""
     params = {
         "seeds": list(seeds),
