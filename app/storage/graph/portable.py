@@ -4,6 +4,7 @@ read and written by id (operator paths, any user; the caller decides whose)."""
 from collections.abc import Sequence
 from typing import Any, TypedDict
 
+from app.models import MemoryProps
 from app.storage.graph.store import GraphStore
 
 REVISIONS = "MATCH (r:Revision) WHERE r.memory_id IN $ids RETURN r.memory_id, properties(r)"
@@ -65,8 +66,8 @@ class ExportedEntity(TypedDict):
     last_referenced_at: str | None
 
 
-async def revisions(graph: GraphStore, ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
-    found: dict[str, list[dict[str, Any]]] = {}
+async def revisions(graph: GraphStore, ids: Sequence[str]) -> dict[str, list[MemoryProps]]:
+    found: dict[str, list[MemoryProps]] = {}
     for memory_id, props in await graph.ro_rows(REVISIONS, {"ids": list(ids)}):
         found.setdefault(memory_id, []).append(props)
     for states in found.values():
