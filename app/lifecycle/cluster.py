@@ -218,13 +218,13 @@ async def _summary_text(deps: Any, contents: list[str]) -> tuple[str, str]:
     return extractive_summary(contents), "extractive"
 
 
-def _cluster_meta(rows: list[dict[str, Any]], method: str) -> dict[str, Any]:
+def _cluster_meta(rows: list[store.ClusterMember], method: str) -> dict[str, Any]:
     span = {"first": rows[0]["created_at"], "last": rows[-1]["created_at"]}
     return {"cluster": {"size": len(rows), "method": method, **span}}
 
 
 async def _create(
-    deps: Any, scope: Scope, rows: list[dict[str, Any]], text: str, method: str, now: datetime
+    deps: Any, scope: Scope, rows: list[store.ClusterMember], text: str, method: str, now: datetime
 ) -> str:
     shared_tags = set.intersection(*(set(r["tags"] or []) for r in rows)) if rows else set()
     tags = sorted(shared_tags)
@@ -261,7 +261,7 @@ async def _rewrite(
     deps: Any,
     scope: Scope,
     summary_id: str,
-    rows: list[dict[str, Any]],
+    rows: list[store.ClusterMember],
     text: str,
     method: str,
     stamp: str,

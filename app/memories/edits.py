@@ -26,6 +26,7 @@ from app.memories.service import (
 from app.models import Memory, Status, to_iso, utc_now
 from app.scope import Scope
 from app.storage import Stores
+from app.storage.graph.store import MemoryHistory
 from app.storage.mirror import vector_payload
 from app.webhooks.events import DELETED, UPDATED, emit_memories
 
@@ -163,7 +164,7 @@ async def unmirror(stores: Stores, ids: list[str]) -> None:
         stores.health.succeeded(VECTOR_COMPONENT)
 
 
-async def history(*, stores: Stores, scope: Scope, memory_id: str) -> dict[str, Any]:
+async def history(*, stores: Stores, scope: Scope, memory_id: str) -> MemoryHistory:
     """Revisions, tombstone and audit events of a memory the scope can see."""
     found = await stores.graph.history(scope, memory_id)
     if found is None:

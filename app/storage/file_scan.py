@@ -16,11 +16,22 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 MIN_NEEDLE = 12
 PLAIN_RUNS = re.compile(r"[ !#-\[\]-~]+")  # printable ASCII but `"` and `\`
 RETRY_S = 0.2
+
+
+class DiskCheckReport(TypedDict):
+    """A DiskCheck as the erase report's `disk` carries it."""
+
+    clean: bool
+    checked_files: int
+    checked_texts: int
+    unchecked_texts: int
+    found_in: list[str]
+    seconds: float
 
 
 @dataclass
@@ -32,7 +43,7 @@ class DiskCheck:
     found_in: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> DiskCheckReport:
         return {
             "clean": self.clean,
             "checked_files": self.checked_files,

@@ -55,9 +55,10 @@ class FalkorAddress:
         """A client of the primary; `options` are redis-py's connection options."""
         if self.url is not None:
             return Redis.from_url(self.url, **options)
-        return self._sentinel().master_for(
+        client: Redis = self._sentinel().master_for(
             self.master, connection_pool_class=SentinelPool, **options
         )
+        return client
 
     def pool(self, max_connections: int, timeout_s: float, **options: Any) -> ConnectionPool:
         """A bounded pool of connections to the primary: a caller waits up to `timeout_s` for
@@ -73,7 +74,8 @@ class FalkorAddress:
             timeout=timeout_s,
             **options,
         )
-        return client.connection_pool
+        pool: ConnectionPool = client.connection_pool
+        return pool
 
     def describe(self) -> str:
         """For logs and messages: never a password."""
@@ -91,7 +93,7 @@ class FalkorAddress:
         }
         if self.sentinel_password:
             options["password"] = self.sentinel_password
-        return Sentinel(list(self.sentinels), sentinel_kwargs=options)
+        return Sentinel(list(self.sentinels), sentinel_kwargs=options)  # type: ignore[no-untyped-call]
 
 
 def falkordb_address(settings: Settings) -> FalkorAddress | None:

@@ -5,7 +5,7 @@ import asyncio
 import copy
 import logging
 import time
-from typing import Any, Self
+from typing import Any, Self, TypedDict
 
 from falkordb.asyncio.graph import AsyncGraph
 from redis.asyncio import Redis
@@ -22,6 +22,15 @@ log = logging.getLogger(__name__)
 INDEXES = "CALL db.indexes() YIELD label, properties, types, status"
 REWRITE_TIMEOUT_S = 120.0
 REWRITE_POLL_S = 0.05
+
+
+class GraphIndex(TypedDict):
+    """One index as `db.indexes()` reports it."""
+
+    label: str
+    properties: list[str]
+    types: dict[str, list[str]]  # property -> index kinds (RANGE, FULLTEXT, VECTOR)
+    status: str  # OPERATIONAL or UNDER CONSTRUCTION
 
 
 class FalkorGraph:
@@ -65,18 +74,22 @@ class FalkorGraph:
             result = await self.replicas.write(self._client, self._graph, cypher, params)
         except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
             raise StoreUnavailable("FalkorDB is unavailable") from exc
-        return result.result_set
+        rows: list[list[Any]] = result.result_set
+        return rows
 
     async def ro_query(self, cypher: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
         """Runs a read-only query."""
         return await self._run(self._graph.ro_query, cypher, params)
 
-    async def _run(self, method: Any, cypher: str, params: dict[str, Any] | None) -> list[list]:
+    async def _run(
+        self, method: Any, cypher: str, params: dict[str, Any] | None
+    ) -> list[list[Any]]:
         try:
             result = await method(cypher, params or {})
         except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
             raise StoreUnavailable("FalkorDB is unavailable") from exc
-        return result.result_set
+        rows: list[list[Any]] = result.result_set
+        return rows
 
     async def ro_rows(self, cypher: str, params: dict[str, Any]) -> list[list[Any]]:
         """A read-only query whose columns are scalars, lists or maps (`properties(m)`, never a
@@ -142,11 +155,12 @@ class FalkorGraph:
         except (RedisError, OSError):
             return False
 
-    async def indexes(self) -> list[dict[str, Any]]:
+    async def indexes(self) -> list[GraphIndex]:
         """Every index with its status (OPERATIONAL or UNDER CONSTRUCTION)."""
         rows = await self.ro_query(INDEXES)
         return [
-            dict(zip(("label", "properties", "types", "status"), row, strict=True)) for row in rows
+            {"label": label, "properties": properties, "types": types, "status": status}
+            for label, properties, types, status in rows
         ]
 
     async def wait_for_indexes(self, timeout_s: float) -> None:
@@ -170,7 +184,7 @@ async def _rewrite_succeeded(client: Any, timeout_s: float) -> bool:
         if not info.get("aof_enabled"):
             return False
         if not info["aof_rewrite_in_progress"] and not info["aof_rewrite_scheduled"]:
-            return info["aof_last_bgrewrite_status"] == "ok"
+            return bool(info["aof_last_bgrewrite_status"] == "ok")
         if time.monotonic() > deadline:
             return False
         await asyncio.sleep(REWRITE_POLL_S)

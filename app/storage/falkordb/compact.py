@@ -22,14 +22,14 @@ def params_header(params: dict[str, Any]) -> str:
     return "CYPHER " + "".join(f"`{k}`={stringify_param_value(v)} " for k, v in params.items())
 
 
-def rows(reply: list) -> list[list[Any]]:
+def rows(reply: list[Any]) -> list[list[Any]]:
     """The records of a compact GRAPH.QUERY reply ([header, records, stats], or [stats])."""
     if len(reply) < 3:
         return []
     return [[value(cell) for cell in record] for record in reply[1]]
 
 
-def value(cell: list) -> Any:
+def value(cell: list[Any]) -> Any:
     """One compact value, `[type, raw]`, as a Python value."""
     kind, raw = cell
     if kind in AS_IS:

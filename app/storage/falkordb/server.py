@@ -66,7 +66,7 @@ class EmbeddedFalkorDB:
     def __post_init__(self) -> None:
         self.data_dir = self.data_dir.resolve()
         self.module_path = (self.module_path or default_module_path()).resolve()
-        self._process: subprocess.Popen | None = None
+        self._process: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:

@@ -8,8 +8,9 @@ a caller sees an entity only through a memory it may see.
 """
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
+from app.models import Memory
 from app.scope import Scope
 from app.storage.graph.cypher import IN_SCOPE
 from app.storage.graph.records import memory_from_properties, scope_params, to_memory
@@ -125,7 +126,6 @@ WITH x, m ORDER BY m.timestamp DESC, m.id
 WITH x, count(m) AS refs, collect(m.id)[..$memory_limit] AS memory_ids
 RETURN {ENTITY_FIELDS}, refs, memory_ids ORDER BY refs DESC LIMIT 1
 """
-ENTITY_COLUMNS = ("category", "slug", "name", "aliases", "created_at", "last_referenced_at")
 # Recall's entity expansion: memories sharing an entity with a seed, every end in scope.
 # Seeds first, behind WITH: as one pattern, FalkorDB started from every memory of the user (its
 # user_id index) and walked to the seeds, which took seconds on a large store; this way it
@@ -157,7 +157,7 @@ COUNT_BY_STATUS_IN_SCOPE = f"MATCH (m:Memory) WHERE {IN_SCOPE} RETURN m.enrichme
 
 async def write_enrichment(
     graph: GraphStore, user_id: str, rows: Sequence[dict[str, Any]], *, now: str
-) -> tuple[list, list[str]]:
+) -> tuple[list[Memory], list[str]]:
     """Writes derived fields and mentions; returns the memories written (others changed), and
     the other memories that lost an entity link to them (relinked content)."""
     result = await graph.query(
@@ -204,9 +204,23 @@ async def link_patterns(
     return int(rows[0][0]) if rows else 0
 
 
+class EntityRecord(TypedDict):
+    """An entity as GET /entities and GET /entity/{slug} report it."""
+
+    category: str
+    slug: str
+    name: str
+    aliases: list[str]
+    created_at: str | None
+    last_referenced_at: str | None
+    id: str  # "<category>:<slug>"
+    reference_count: int  # memories in the caller's scope that mention it
+    memory_ids: NotRequired[list[str]]  # GET /entity/{slug} only
+
+
 async def list_entities(
     graph: GraphStore, scope: Scope, *, category: str | None, limit: int
-) -> list[dict[str, Any]]:
+) -> list[EntityRecord]:
     """Entities mentioned by memories in scope, most referenced first."""
     params = {"category": category, "limit": limit, **scope_params(scope)}
     rows = await graph.ro_query(LIST_ENTITIES, params)
@@ -215,7 +229,7 @@ async def list_entities(
 
 async def get_entity(
     graph: GraphStore, scope: Scope, slug: str, *, memory_limit: int = 50
-) -> dict[str, Any] | None:
+) -> EntityRecord | None:
     """One entity by slug (or by one of its names), with the ids of memories mentioning it,
     newest first (at most `memory_limit`)."""
     params = {"slug": slug, "name": slug, "memory_limit": memory_limit, **scope_params(scope)}
@@ -227,16 +241,23 @@ async def get_entity(
     return entity
 
 
-def _entity(row: Sequence[Any]) -> dict[str, Any]:
-    entity = dict(zip(ENTITY_COLUMNS, row, strict=False))
-    entity["id"] = f"{entity['category']}:{entity['slug']}"
-    entity["reference_count"] = int(row[len(ENTITY_COLUMNS)])
-    return entity
+def _entity(row: Sequence[Any]) -> EntityRecord:
+    category, slug, name, aliases, created_at, last_referenced_at, references = row
+    return {
+        "category": category,
+        "slug": slug,
+        "name": name,
+        "aliases": aliases,
+        "created_at": created_at,
+        "last_referenced_at": last_referenced_at,
+        "id": f"{category}:{slug}",
+        "reference_count": int(references),
+    }
 
 
 async def expand_by_entities(
     graph: GraphStore, scope: Scope, seeds: Sequence[str], *, limit: int
-) -> list[tuple[str, str, Any]]:
+) -> list[tuple[str, str, Memory]]:
     """(seed id, entity id, memory) for memories in scope sharing an entity with a seed."""
     params = {"seeds": list(seeds), "limit": limit, **scope_params(scope)}
     rows = await graph.ro_rows(EXPAND_BY_ENTITIES, params)

@@ -7,7 +7,7 @@ for one user or every user. Repairs address memories by id and owner.
 from collections.abc import Sequence
 from typing import Any
 
-from app.models import JSON_PROPERTIES, SPARSE_PROPERTIES
+from app.models import JSON_PROPERTIES, SPARSE_PROPERTIES, MemoryProps
 from app.scope import Scope
 from app.storage.graph.cypher import IN_SCOPE
 from app.storage.graph.records import scope_params
@@ -51,7 +51,7 @@ def _who(scope: Scope | None, user_id: str | None) -> tuple[str, dict[str, Any]]
 
 async def page(
     graph: GraphStore, scope: Scope | None, user_id: str | None, *, after: str, limit: int
-) -> list[tuple[dict[str, Any], bool]]:
+) -> list[tuple[MemoryProps, bool]]:
     """Raw properties (JSON fields still strings) and "has a successor", in id order."""
     who, params = _who(scope, user_id)
     rows = await graph.ro_rows(PAGE.format(who=who), {**params, "after": after, "limit": limit})

@@ -8,7 +8,7 @@ any delete.
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 from app.models import Memory
 from app.storage.graph.records import memory_from_properties
@@ -181,10 +181,22 @@ async def link_summary(
     await graph.query(LINK_SUMMARY, params)
 
 
+class ClusterMember(TypedDict):
+    """What a cluster summary is written from, of one member memory."""
+
+    id: str
+    content: str
+    created_at: str
+    importance: float | None
+    tags: list[str] | None
+
+
 async def member_contents(
     graph: GraphStore, user_id: str, memory_ids: Sequence[str]
-) -> list[dict[str, Any]]:
+) -> list[ClusterMember]:
     """Members' id, content, created_at, importance and tags, oldest first."""
     rows = await graph.ro_query(MEMBER_CONTENTS, {"ids": list(memory_ids), "user_id": user_id})
-    keys = ("id", "content", "created_at", "importance", "tags")
-    return [dict(zip(keys, row, strict=True)) for row in rows]
+    return [
+        {"id": id_, "content": content, "created_at": at, "importance": importance, "tags": tags}
+        for id_, content, at, importance, tags in rows
+    ]

@@ -10,7 +10,7 @@ audited by the caller (`record_look`).
 import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict
 from uuid import uuid4
 
 from app.scope import Scope
@@ -194,12 +194,31 @@ async def sessions(
     return [SessionSummary(*row) for row in rows]
 
 
+class PictureNode(TypedDict):
+    """A memory or an entity of the picture."""
+
+    id: str  # a memory id, or "entity:<key>"
+    kind: Literal["memory", "entity"]
+    label: str  # the memory's content or the entity's name
+    type: str  # the memory's type or the entity's category
+    pinned: NotRequired[bool]  # memories only
+    slug: NotRequired[str]  # entities only
+
+
+class PictureEdge(TypedDict):
+    """A typed link of the picture (MENTIONS from a memory to an entity)."""
+
+    source: str
+    target: str
+    type: str
+
+
 @dataclass
 class Picture:
     """Memories, entities and the typed links between them."""
 
-    nodes: list[dict[str, Any]] = field(default_factory=list)
-    edges: list[dict[str, str]] = field(default_factory=list)
+    nodes: list[PictureNode] = field(default_factory=list)
+    edges: list[PictureEdge] = field(default_factory=list)
 
 
 async def picture(graph: GraphStore, scope: Scope, *, limit: int) -> Picture:

@@ -2,8 +2,9 @@
 read and written by id (operator paths, any user; the caller decides whose)."""
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypedDict
 
+from app.models import MemoryProps
 from app.storage.graph.store import GraphStore
 
 REVISIONS = "MATCH (r:Revision) WHERE r.memory_id IN $ids RETURN r.memory_id, properties(r)"
@@ -11,7 +12,6 @@ LINKS = """
 MATCH (a:Memory)-[r]->(b:Memory) WHERE a.id IN $ids
 RETURN a.id, type(r), b.id, properties(r)
 """
-ENTITY_FIELDS = ("category", "slug", "name", "aliases", "created_at", "last_referenced_at")
 MENTIONS = """
 MATCH (a:Memory)-[:MENTIONS]->(x:Entity) WHERE a.id IN $ids
 RETURN a.id, x.category, x.slug, x.name, x.aliases, x.created_at, x.last_referenced_at
@@ -47,8 +47,27 @@ MERGE (m)-[:MENTIONS]->(x)
 """
 
 
-async def revisions(graph: GraphStore, ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
-    found: dict[str, list[dict[str, Any]]] = {}
+class ExportedLink(TypedDict):
+    """A link from an exported memory to another memory."""
+
+    type: str
+    target: str
+    properties: dict[str, Any]
+
+
+class ExportedEntity(TypedDict):
+    """An entity an exported memory mentions."""
+
+    category: str
+    slug: str
+    name: str
+    aliases: list[str]
+    created_at: str | None
+    last_referenced_at: str | None
+
+
+async def revisions(graph: GraphStore, ids: Sequence[str]) -> dict[str, list[MemoryProps]]:
+    found: dict[str, list[MemoryProps]] = {}
     for memory_id, props in await graph.ro_rows(REVISIONS, {"ids": list(ids)}):
         found.setdefault(memory_id, []).append(props)
     for states in found.values():
@@ -56,17 +75,27 @@ async def revisions(graph: GraphStore, ids: Sequence[str]) -> dict[str, list[dic
     return found
 
 
-async def links(graph: GraphStore, ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
-    found: dict[str, list[dict[str, Any]]] = {}
+async def links(graph: GraphStore, ids: Sequence[str]) -> dict[str, list[ExportedLink]]:
+    found: dict[str, list[ExportedLink]] = {}
     for src, kind, dst, props in await graph.ro_rows(LINKS, {"ids": list(ids)}):
         found.setdefault(src, []).append({"type": kind, "target": dst, "properties": props})
     return found
 
 
-async def mentions(graph: GraphStore, ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
-    found: dict[str, list[dict[str, Any]]] = {}
-    for memory_id, *values in await graph.ro_rows(MENTIONS, {"ids": list(ids)}):
-        found.setdefault(memory_id, []).append(dict(zip(ENTITY_FIELDS, values, strict=True)))
+async def mentions(graph: GraphStore, ids: Sequence[str]) -> dict[str, list[ExportedEntity]]:
+    found: dict[str, list[ExportedEntity]] = {}
+    rows = await graph.ro_rows(MENTIONS, {"ids": list(ids)})
+    for memory_id, category, slug, name, aliases, created, referenced in rows:
+        found.setdefault(memory_id, []).append(
+            {
+                "category": category,
+                "slug": slug,
+                "name": name,
+                "aliases": aliases,
+                "created_at": created,
+                "last_referenced_at": referenced,
+            }
+        )
     return found
 
 

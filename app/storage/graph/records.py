@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from app.models import JSON_PROPERTIES, SPARSE_PROPERTIES, Memory
+from app.models import JSON_PROPERTIES, SPARSE_PROPERTIES, Memory, MemoryProps
 from app.scope import Scope
 
 log = logging.getLogger(__name__)
@@ -76,7 +76,7 @@ def parse_json_property(key: str, raw: Any, memory_id: Any = None) -> Any:
     return value
 
 
-def unreadable_properties(props: dict[str, Any]) -> list[str]:
+def unreadable_properties(props: MemoryProps) -> list[str]:
     """The JSON properties of a node that reads take as empty (parse_json_property warns)."""
     return [
         key
@@ -89,7 +89,7 @@ def scope_params(scope: Scope) -> dict[str, Any]:
     return {"user_id": scope.user_id, "agent_id": scope.agent_id}
 
 
-def memory_to_properties(memory: Memory) -> dict[str, Any]:
+def memory_to_properties(memory: Memory) -> MemoryProps:
     """A Memory as graph properties: maps become JSON strings, None values are left out (and
     empty SPARSE_PROPERTIES)."""
     props = memory.model_dump(mode="json", exclude_none=True)
@@ -101,7 +101,7 @@ def memory_to_properties(memory: Memory) -> dict[str, Any]:
     return props
 
 
-def properties_to_dict(props: dict[str, Any]) -> dict[str, Any]:
+def properties_to_dict(props: MemoryProps) -> MemoryProps:
     """Graph properties back to plain values (JSON strings parsed; one that does not parse
     reads as empty, see parse_json_property)."""
     data = dict(props)
@@ -116,7 +116,7 @@ def to_memory(node: Any) -> Memory:
     return memory_from_properties(node.properties)
 
 
-def memory_from_properties(props: dict[str, Any]) -> Memory:
+def memory_from_properties(props: MemoryProps) -> Memory:
     """The one place a memory's graph properties become a Memory.
 
     A memory stored without a timestamp (a PATCH once let `{"timestamp": null}` through) reads
@@ -153,7 +153,7 @@ class BrowseFilter:
 class RecallCandidates:
     """What recall reads of its shortlist in one query (see GraphStore.recall_candidates)."""
 
-    properties: dict[str, dict[str, Any]]  # id -> graph properties (JSON fields still strings)
+    properties: dict[str, MemoryProps]  # id -> graph properties (JSON fields still strings)
     neighbours: list[tuple[str, str]]  # (seed id, id of the turn just before or after it)
     replaced: set[str]  # ids with a successor (INVALIDATED_BY / EVOLVED_INTO)
 

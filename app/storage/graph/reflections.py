@@ -70,7 +70,7 @@ async def current_reflection(graph: GraphStore, scope: Scope) -> Memory | None:
     return found if found is not None and found.t_invalid is None else None
 
 
-async def reflection_first(graph: GraphStore, scope: Scope, memories: list[Memory]) -> list:
+async def reflection_first(graph: GraphStore, scope: Scope, memories: list[Memory]) -> list[Memory]:
     """The memories with the user's current reflection (if any) moved or put first."""
     reflection = await current_reflection(graph, scope)
     if reflection is None:

@@ -6,6 +6,7 @@ import, from the registry's constant names — never from request values.
 from collections.abc import Sequence
 from typing import Any
 
+from app.models import Memory
 from app.relation_types import REGISTRY
 from app.scope import Scope
 from app.storage.graph.cypher import IN_SCOPE
@@ -88,7 +89,7 @@ async def delete_edge(graph: GraphStore, scope: Scope, name: str, a: str, b: str
 
 async def related(
     graph: GraphStore, scope: Scope, memory_id: str, *, types: Sequence[str], depth: int, limit: int
-) -> list:
+) -> list[Memory]:
     """Memories reachable within `depth` hops over `types`, every hop inside the scope."""
     params = {"id": memory_id, "types": list(types), "limit": limit, **scope_params(scope)}
     rows = await graph.ro_rows(RELATED[depth], params)
@@ -104,7 +105,7 @@ async def expand(
     min_strength: float,
     min_importance: float,
     limit: int,
-) -> list[tuple[str, str, float, Any]]:
+) -> list[tuple[str, str, float, Memory]]:
     """Neighbours of the seeds over `types` in one query: (seed, type, strength, memory)."""
     params = {
         "seeds": list(seeds),

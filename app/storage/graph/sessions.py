@@ -6,7 +6,7 @@ session has moved on since. Every query names its owner.
 """
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 from app.models import Memory
 from app.scope import Scope
@@ -154,12 +154,12 @@ async def raw_by_hashes(
     return {(row[0], row[1]): memory_from_properties(row[2]) for row in rows}
 
 
-async def unconsolidated(graph: GraphStore, user_id: str, session_id: str) -> list:
+async def unconsolidated(graph: GraphStore, user_id: str, session_id: str) -> list[Memory]:
     rows = await graph.ro_query(UNCONSOLIDATED, {"user_id": user_id, "session_id": session_id})
     return [to_memory(row[0]) for row in rows]
 
 
-async def consolidated_of_session(graph: GraphStore, user_id: str, session_id: str) -> list:
+async def consolidated_of_session(graph: GraphStore, user_id: str, session_id: str) -> list[Memory]:
     params = {"user_id": user_id, "session_id": session_id}
     return [to_memory(row[0]) for row in await graph.ro_query(CONSOLIDATED_OF_SESSION, params)]
 
@@ -196,13 +196,13 @@ async def expired_transcripts(
     return [(row[0], row[1], row[2]) for row in rows]
 
 
-async def slotted(graph: GraphStore, scope: Scope, *, limit: int = 200) -> list:
+async def slotted(graph: GraphStore, scope: Scope, *, limit: int = 200) -> list[Memory]:
     """Current memories in scope that fill a fact slot, newest first."""
     params = {"limit": limit, **scope_params(scope)}
     return [to_memory(row[0]) for row in await graph.ro_query(SLOTTED, params)]
 
 
-async def same_slot(graph: GraphStore, scope: Scope, slot: str, *, limit: int = 10) -> list:
+async def same_slot(graph: GraphStore, scope: Scope, slot: str, *, limit: int = 10) -> list[Memory]:
     """Current memories in scope that fill the same fact slot, newest first."""
     params = {"slot": slot, "limit": limit, **scope_params(scope)}
     return [to_memory(row[0]) for row in await graph.ro_query(SAME_SLOT, params)]
@@ -238,6 +238,17 @@ RETURN s.created_at, s.activity, s.turns, coalesce(s.last_activity, s.created_at
 """
 
 
+class SessionRecord(TypedDict):
+    """A session as GET/PUT /sessions/{id} report it."""
+
+    session_id: str
+    created_at: str
+    calls: int
+    messages_posted: int
+    last_activity: str
+    memoryless: bool
+
+
 async def is_memoryless(graph: GraphStore, scope: Scope, session_id: str) -> bool:
     """Whether the session was made memoryless (nothing of it is stored or read)."""
     params = {"user_id": scope.user_id, "session_id": session_id}
@@ -247,7 +258,7 @@ async def is_memoryless(graph: GraphStore, scope: Scope, session_id: str) -> boo
 
 async def set_memoryless(
     graph: GraphStore, scope: Scope, session_id: str, memoryless: bool, now: str
-) -> dict[str, Any] | None:
+) -> SessionRecord | None:
     """Makes the session memoryless (or not again); returns its record (None for a session of
     an agent outside the caller's scope, which is left unchanged)."""
     params = {
@@ -261,7 +272,7 @@ async def set_memoryless(
     return _session_record(session_id, [*rows[0], memoryless]) if rows else None
 
 
-async def session_info(graph: GraphStore, scope: Scope, session_id: str) -> dict[str, Any] | None:
+async def session_info(graph: GraphStore, scope: Scope, session_id: str) -> SessionRecord | None:
     """The session's record (None if no message or setting ever reached it, or it is another
     agent's, outside the caller's scope)."""
     params = {"user_id": scope.user_id, "session_id": session_id, "agent_id": scope.agent_id}
@@ -269,7 +280,7 @@ async def session_info(graph: GraphStore, scope: Scope, session_id: str) -> dict
     return _session_record(session_id, rows[0]) if rows else None
 
 
-def _session_record(session_id: str, row: list[Any]) -> dict[str, Any]:
+def _session_record(session_id: str, row: list[Any]) -> SessionRecord:
     created_at, activity, turns, last_activity, memoryless = row
     return {
         "session_id": session_id,

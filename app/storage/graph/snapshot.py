@@ -10,6 +10,7 @@ parameters: they are checked to be plain identifiers before they enter a query.
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
+from app.models import MemoryProps
 from app.storage.graph.store import GraphStore
 
 ID_RANGE = 2048
@@ -134,7 +135,7 @@ def _name(identifier: str) -> str:
 MEMORY_PROPERTIES = "MATCH (m:Memory) WHERE m.id IN $ids RETURN m.id, properties(m)"
 
 
-async def memory_properties(graph: GraphStore, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+async def memory_properties(graph: GraphStore, ids: Sequence[str]) -> dict[str, MemoryProps]:
     """The raw graph properties of live memories by id, any user (operator path)."""
     rows = await graph.ro_rows(MEMORY_PROPERTIES, {"ids": list(ids)})
     return dict(rows)

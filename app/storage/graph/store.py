@@ -12,9 +12,9 @@ tombstone and its audit event are written together or not at all.
 
 import asyncio
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypedDict
 
-from app.models import Memory
+from app.models import Memory, MemoryProps
 from app.scope import Scope
 from app.storage.falkordb.client import FalkorGraph
 from app.storage.graph.cypher import (
@@ -66,6 +66,16 @@ from app.storage.graph.records import (
     scope_params,
     to_memory,
 )
+
+
+class MemoryHistory(TypedDict):
+    """A memory's history as GET /memory/{id}/history reports it; the revisions, tombstone and
+    events are the graph nodes' properties."""
+
+    current: Memory | None
+    revisions: list[MemoryProps]
+    tombstone: dict[str, Any] | None
+    events: list[dict[str, Any]]
 
 
 class GraphStore(FalkorGraph):
@@ -264,7 +274,7 @@ class GraphStore(FalkorGraph):
         params = {"tags": [t.lower() for t in tags], "limit": limit, **scope_params(scope)}
         return [row[0] for row in await self.ro_query(IDS_BY_TAGS, params)]
 
-    async def history(self, scope: Scope, memory_id: str) -> dict[str, Any] | None:
+    async def history(self, scope: Scope, memory_id: str) -> MemoryHistory | None:
         """The current state, revisions, tombstone and audit events of a memory in scope.
 
         None if the scope never saw this memory (alive or deleted).
@@ -337,7 +347,9 @@ class GraphStore(FalkorGraph):
         """Which of these ids are live memories (operator path: orphan detection)."""
         return {row[0] for row in await self.ro_query(EXISTING_IDS, {"ids": list(memory_ids)})}
 
-    async def link_turns(self, user_id: str, firsts: list[dict], pairs: list[dict]) -> None:
+    async def link_turns(
+        self, user_id: str, firsts: list[dict[str, str | None]], pairs: list[dict[str, str]]
+    ) -> None:
         """PRECEDED_BY links between consecutive turns of conversation sessions."""
         if firsts:
             await self.query(LINK_FIRST_TURNS, {"firsts": firsts, "user_id": user_id})

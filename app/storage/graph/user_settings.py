@@ -1,7 +1,7 @@
 """Cypher for a user's own settings: one `(:UserSettings {user_id})` node per user, made on
 the first change. Absent settings take their defaults (Personal Intelligence on)."""
 
-from typing import Any
+from typing import Any, TypedDict
 
 from app.storage.graph import settings_cache
 from app.storage.graph.store import GraphStore
@@ -19,7 +19,14 @@ RETURN u.personal_intelligence, u.updated_at
 """
 
 
-async def user_settings(graph: GraphStore, user_id: str) -> dict[str, Any]:
+class UserSettings(TypedDict):
+    """A user's settings as GET/PUT /me/settings report them."""
+
+    personal_intelligence: bool
+    updated_at: str | None  # None until the first change
+
+
+async def user_settings(graph: GraphStore, user_id: str) -> UserSettings:
     """The user's settings, defaults filled in (`updated_at` null until the first change)."""
     rows = await graph.ro_query(USER_SETTINGS, {"user_id": user_id})
     return _settings(rows[0] if rows else [None, None])
@@ -36,7 +43,7 @@ async def personal_intelligence(graph: GraphStore, user_id: str) -> bool:
 
 async def set_personal_intelligence(
     graph: GraphStore, user_id: str, enabled: bool, now: str
-) -> dict[str, Any]:
+) -> UserSettings:
     params = {"user_id": user_id, "personal_intelligence": enabled, "now": now}
     try:
         return _settings((await graph.query(SET_PERSONAL_INTELLIGENCE, params))[0])
@@ -44,7 +51,7 @@ async def set_personal_intelligence(
         settings_cache.forget(graph, user_id)
 
 
-def _settings(row: list[Any]) -> dict[str, Any]:
+def _settings(row: list[Any]) -> UserSettings:
     personal_intelligence, updated_at = row
     if personal_intelligence is None:
         personal_intelligence = DEFAULTS["personal_intelligence"]

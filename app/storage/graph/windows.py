@@ -140,7 +140,9 @@ async def forget_members(graph: GraphStore, user_id: str, ids: Sequence[str]) ->
         await graph.query(FORGET_MEMBERS, {"ids": list(ids), "user_id": user_id})
 
 
-async def current_members(graph: GraphStore, scope: Scope, ids: Sequence[str]) -> dict[str, list]:
+async def current_members(
+    graph: GraphStore, scope: Scope, ids: Sequence[str]
+) -> dict[str, list[str]]:
     """For the memories of `ids` the scope can see that have a window: the other turns it
     embeds, earliest first, if every one of them still exists (else the window is stale and
     left out)."""

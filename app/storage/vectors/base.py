@@ -34,7 +34,7 @@ class VectorPoint:
     id: str
     dense: list[float] | None
     text: str
-    payload: dict
+    payload: dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +68,7 @@ class VectorHit:
 
     id: str
     score: float
-    payload: dict
+    payload: dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +95,7 @@ class VectorRecord:
     """A stored point as returned by ``retrieve``."""
 
     id: str
-    payload: dict
+    payload: dict[str, Any]
     has_dense: bool
     dense: list[float] | None = None
 
@@ -307,7 +307,7 @@ class VectorIndex(Protocol):
         """Inserts the points whose id has no point yet and leaves the others as they are;
         answers the ids inserted. (A repair must not replace a point written meanwhile.)"""
 
-    async def set_payload(self, point_id: str, payload: dict) -> None:
+    async def set_payload(self, point_id: str, payload: dict[str, Any]) -> None:
         """Replace a point's whole payload, keeping its vectors."""
 
     async def set_payload_fields(self, ids: Sequence[str], fields: dict[str, Any]) -> None:

@@ -141,7 +141,7 @@ class EdgeVectorIndex:
         checked = [self._checked(p) for p in points]
         return await self._call(partial(insert_missing_sync, checked)) if checked else []
 
-    async def set_payload(self, point_id: str, payload: dict) -> None:
+    async def set_payload(self, point_id: str, payload: dict[str, Any]) -> None:
         """Overwrite the whole payload of an existing point."""
         pid = normalise_id(point_id)
         await self._call(partial(overwrite_payload_sync, pid, payload))
@@ -395,6 +395,7 @@ class EdgeVectorIndex:
 
     def _recorded_model(self) -> str | None:
         try:
-            return json.loads((self.path / MODEL_FILE).read_text())["model"]
+            model: str = json.loads((self.path / MODEL_FILE).read_text())["model"]
+            return model
         except FileNotFoundError:
             return None

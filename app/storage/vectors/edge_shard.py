@@ -167,7 +167,7 @@ def insert_missing_sync(points: list[VectorPoint], shard: qe.EdgeShard) -> list[
     return [p.id for p in absent]
 
 
-def overwrite_payload_sync(point_id: str, payload: dict, shard: qe.EdgeShard) -> None:
+def overwrite_payload_sync(point_id: str, payload: dict[str, Any], shard: qe.EdgeShard) -> None:
     """Overwrite a payload, raising VectorPointNotFound for an unknown id."""
     if not shard.retrieve([point_id], False, False):
         raise VectorPointNotFound(f"no vector point {point_id}")

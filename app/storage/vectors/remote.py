@@ -131,7 +131,7 @@ class RemoteVectorIndex:
         await self.upsert(absent)
         return [p.id for p in absent]
 
-    async def set_payload(self, point_id: str, payload: dict) -> None:
+    async def set_payload(self, point_id: str, payload: dict[str, Any]) -> None:
         """Overwrite the whole payload of an existing point."""
         pid = normalise_id(point_id)
         found = await self._api.retrieve(
