@@ -9,6 +9,10 @@ programming, sport, history, how-to, …) are asked
   POST /memory/batch (scope `<name>-direct`): /remember keeps only what its extraction finds,
   so the on-topic check is meaningful for recall on the direct stores.
 
+With `--lme PATH` (a LongMemEval file), its abstention questions (`_abs`: the history does not
+hold the answer, though it holds something close) are asked too, each in a scope holding its own
+history, one memory per turn (as bench/longmemeval.py stores them).
+
 For each question it records whether GET /recall returned any result (and its `relevant` flag)
 and whether POST /recall/context (without core memories) put any memory into the block. A few
 on-topic questions per small store check that the stores still answer what they know.
@@ -16,7 +20,7 @@ on-topic questions per small store check that the stores still answer what they 
 Data: LoCoMo (CC BY-NC 4.0) is read from ../shared/data/locomo/ beside the checkout by default
 (`--data`), never copied into the repository.
 
-Usage: .venv/bin/python bench/offtopic.py [--data PATH] [--samples conv-26,...]
+Usage: .venv/bin/python bench/offtopic.py [--data PATH] [--samples conv-26,...] [--lme PATH]
        [--base-url URL --api-key KEY] [--out PATH]
 (with --base-url, scopes that already hold their memories are not written again)
 """
@@ -32,7 +36,7 @@ from typing import Any
 
 import httpx
 
-from bench import locomo
+from bench import locomo, longmemeval
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -125,12 +129,28 @@ def is_empty(client: httpx.Client, scope: str) -> bool:
     return locomo.checked(found, "GET /recall")["count"] == 0
 
 
-def ingest(client: httpx.Client, samples: list[locomo.Sample], timeout_s: float) -> None:
-    """The LoCoMo conversations and the small stores not stored yet, searchable."""
+def ingest(
+    client: httpx.Client,
+    samples: list[locomo.Sample],
+    unanswerable: list[longmemeval.Question],
+    timeout_s: float,
+) -> None:
+    """The LoCoMo conversations, the small stores and the LongMemEval histories not stored yet,
+    searchable."""
     missing = [s for s in samples if not locomo.scope_has_locomo(client, s.sample_id)]
     if missing:
         locomo.ingest(client, missing, timeout_s)
     dead_before = locomo.embed_jobs(client)["dead"]
+    for question in unanswerable:
+        if is_empty(client, question.scope):
+            turns = [t for session in question.sessions for t in session]
+            bodies = [b for turn in turns for b in longmemeval.memory_bodies(turn)]
+            for start in range(0, len(bodies), longmemeval.BATCH_SIZE):
+                batch = {"memories": bodies[start : start + longmemeval.BATCH_SIZE]}
+                stored = client.post(
+                    "/memory/batch", json=batch, headers=locomo.agent(question.scope)
+                )
+                locomo.checked(stored, "POST /memory/batch")
     for scope, store in SMALL_STORES.items():
         if is_empty(client, scope):
             remember(client, scope, store["said"])
@@ -197,6 +217,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=locomo.DEFAULT_DATA)
     parser.add_argument("--samples", default="", help="comma-separated sample ids (default all)")
+    parser.add_argument("--lme", type=Path, default=None, help="a LongMemEval file: its _abs")
     parser.add_argument("--base-url", default=None, help="use a running Engram")
     parser.add_argument("--api-key", default=None, help="its API key (with --base-url)")
     parser.add_argument("--wait-timeout", type=float, default=1800)
@@ -213,13 +234,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         raise SystemExit(f"no data at {args.data}: pass --data PATH to a locomo10.json file")
     samples, _ = locomo.load_samples(args.data, args.samples)
     questions = load_questions()
+    lme = longmemeval.load_questions(args.lme, None, 0) if args.lme else []
+    unanswerable = [q for q in lme if q.abstention]
     with (
         locomo.engram(args) as (base, key),
         httpx.Client(
             base_url=base, headers={"Authorization": f"Bearer {key}"}, timeout=60
         ) as client,
     ):
-        ingest(client, samples, args.wait_timeout)
+        ingest(client, samples, unanswerable, args.wait_timeout)
         in_conversations = [ask(client, s.sample_id, q["text"]) for s in samples for q in questions]
         in_small = [ask(client, scope, q["text"]) for scope in SMALL_STORES for q in questions]
         in_direct = [
@@ -233,6 +256,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             ]
             for kind, name in (("remember", str), ("direct", direct))
         }
+        in_lme = [ask(client, q.scope, q.text) for q in unanswerable]
         stored = {scope: stored_count(client, scope) for scope in SMALL_STORES}
     summary = {
         "LoCoMo conversations (off-topic)": shares(in_conversations),
@@ -241,6 +265,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         "all off-topic": shares(in_conversations + in_small + in_direct),
         "small /remember stores, on-topic": shares(on_topic["remember"]),
         "small direct stores, on-topic": shares(on_topic["direct"]),
+        "LongMemEval abstention questions (unanswerable)": shares(in_lme),
     }
     output = {
         "benchmark": "offtopic",
@@ -248,7 +273,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         "questions": len(questions),
         "remembered_facts": stored,
         "summary": summary,
-        "rows": in_conversations + in_small + in_direct + on_topic["remember"] + on_topic["direct"],
+        "rows": in_conversations
+        + in_small
+        + in_direct
+        + on_topic["remember"]
+        + on_topic["direct"]
+        + in_lme,
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(output, indent=2))
