@@ -253,7 +253,9 @@ async def _names_never_said(
     looked up when the floor is off (every candidate shown, as asked)."""
     query = search.params.query or ""
     names = query_names(query)
-    if not search.config.unsaid_names or limits.off or not names or unsaid.asks_to_infer(query):
+    if not search.config.unsaid_names or limits.off or not names:
+        return []
+    if unsaid.asks_to_infer(query) or not unsaid.reads_as_english(query):
         return []
     shown = [hit.memory.content for hit in _order(hits, search.params)]
     return await unsaid.unsaid(search.stores.graph, search.scope, names, shown)

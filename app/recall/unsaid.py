@@ -16,7 +16,9 @@ the user said, while a loose match only lets the gate decide as before. A name t
 look up (a stop word of the index, like "Will") is taken as said.
 
 A question that asks to infer ("Would Caroline likely enjoy Vivaldi?", "Could I…") names what
-it asks about precisely because it was not said: it is left to the gate.
+it asks about precisely because it was not said: it is left to the gate. So is a question with
+no English function word: a capitalised word is a name in English, but in a language that
+capitalises every noun ("Welche Farbe hat mein Auto?") it is any noun, said one way or another.
 """
 
 import asyncio
@@ -40,6 +42,19 @@ log = logging.getLogger(__name__)
 MAX_LOOKUPS = 5  # a question names a few things; a pasted text must not make the work grow
 MIN_PREFIX = 4
 INFERENCE = re.compile(r"^\W*(would|could|might)\b|\blikely\b", re.IGNORECASE)
+
+
+# English function words: a question without any of them is not read as English.
+ENGLISH = re.compile(
+    r"\b(?:what|when|where|who|whom|whose|which|why|how|did|do|does|is|are|was|were|have|has|"
+    r"had|the|my|i|me|we|our|you|your|of|in|to|for|with|and|about)\b",
+    re.IGNORECASE,
+)
+
+
+def reads_as_english(query: str) -> bool:
+    """Whether the question has an English function word (its capitals then mark names)."""
+    return bool(ENGLISH.search(query))
 
 
 def asks_to_infer(query: str) -> bool:

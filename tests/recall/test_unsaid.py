@@ -51,6 +51,13 @@ async def test_another_users_or_agents_mention_does_not_count(client):
     assert (await ask(client, "How often do I see Dr. Johnson?", own))["relevant"] is True
 
 
+async def test_a_question_in_a_language_that_capitalises_nouns_is_left_to_the_gate(client):
+    german = {"content": "Mein Wagen ist rot und steht vor dem Haus"}
+    assert (await client.post("/memory", json=german, headers=ALICE)).status_code == 201
+    body = await ask(client, "Welche Farbe hat mein Wagen vor dem Auto Haus?")
+    assert "never_mentioned" not in body["score_filter"] and body["relevant"] is True
+
+
 def test_a_title_does_not_hide_the_name_after_it():
     assert query_names("How often do I see Dr. Johnson?") == ["Dr", "Johnson"]
     assert query_names("I met Dr. Smith. Then what?") == ["Dr", "Smith"]
