@@ -71,7 +71,7 @@ test("generateText runs the recall tool the model asked for, through the SDK", a
             type: "tool-call",
             toolCallId: "call-standup",
             toolName: "recall",
-            input: JSON.stringify({ query: "standup time", tags: [tag] }),
+            input: JSON.stringify({ query: "team standup time", tags: [tag] }),
           },
         ],
         finishReason: { unified: "tool-calls", raw: "tool_calls" },
