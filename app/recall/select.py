@@ -63,10 +63,11 @@ async def select(search: Search, pool: Pool, found: Read, limits: evidence.Thres
     with steps.timed(timings, steps.SCORE):
         scoring = _Scoring(pool.best, pool.fused, visible, heads, judged, limits)
         hits, floored, relevant = _score(scoring, params, search.config, now)
-        never = await _names_never_said(search, limits, hits) if relevant else []
+        ranked = _by_score(hits)
+        never = await _names_never_said(search, limits, ranked) if relevant else []
         if never:
-            hits, floored, relevant = [], floored + len(hits), False
-        seeds = _order(hits, params)[: params.limit]
+            ranked, floored, relevant = [], floored + len(ranked), False
+        seeds = _order(ranked, params)[: params.limit]
         cut = 0
         if uses_adaptive_floor(params):
             cut = len(seeds) - rank.adaptive_cut([hit.scored.score for hit in seeds])
@@ -247,17 +248,17 @@ def _score(
 
 
 async def _names_never_said(
-    search: Search, limits: evidence.Thresholds, hits: list[Hit]
+    search: Search, limits: evidence.Thresholds, ranked: list[Hit]
 ) -> list[str]:
     """The names the query asks about that no memory of the caller mentions (unsaid.py); none
-    looked up when the floor is off (every candidate shown, as asked)."""
+    looked up when the floor is off (every candidate shown, as asked). `ranked`: best first."""
     query = search.params.query or ""
     names = query_names(query)
     if not search.config.unsaid_names or limits.off or not names:
         return []
     if unsaid.asks_to_infer(query) or not unsaid.reads_as_english(query):
         return []
-    shown = [hit.memory.content for hit in _order(hits, search.params)]
+    shown = [hit.memory.content for hit in ranked]
     return await unsaid.unsaid(search.stores.graph, search.scope, names, shown)
 
 
@@ -303,10 +304,14 @@ def _time_key(memory: Memory, key: str) -> tuple[str, str, str]:
     return (getattr(memory, key) or "", memory.created_at or "", memory.id)
 
 
-def _order(hits: list[Hit], params: RecallRequest) -> list[Hit]:
+def _by_score(hits: list[Hit]) -> list[Hit]:
+    by_id = {h.scored.id: h for h in hits}
+    return [by_id[s.id] for s in rank.rank([h.scored for h in hits])]
+
+
+def _order(ranked: list[Hit], params: RecallRequest) -> list[Hit]:
+    """The hits in the asked order: by score as ranked, or by a time key."""
     if params.sort in SORT_KEYS:
         key, reverse = SORT_KEYS[params.sort]
-        return sorted(hits, key=lambda h: _time_key(h.memory, key), reverse=reverse)
-    by_id = {h.scored.id: h for h in hits}
-    ordered = rank.rank([h.scored for h in hits])
-    return [by_id[s.id] for s in ordered]
+        return sorted(ranked, key=lambda h: _time_key(h.memory, key), reverse=reverse)
+    return ranked

@@ -21,6 +21,16 @@ from app.recall.rank import Candidate
         ("What is the capital of Peru?", None),
         ("How do I reverse a list in Python?", None),
         ("What did Caroline paint last summer?", None),
+        # an amount, a duration or a past doing of the asker: about the user, not a method
+        ("How much did I pay for the concert tickets?", "user"),
+        ("How long have I been learning the cello?", "user"),
+        ("How many books did we read this year?", "user"),
+        ("How did you cook the rice?", None),
+        # the conversation itself, or a hedge, says nothing of whose words are wanted
+        ("Can you remind me of the bakery in Lyon we talked about?", None),
+        ("In our last conversation, what was the third step of the plan?", None),
+        ("I was wondering what the boiling point of ethanol is", None),
+        ("I was wondering where my sister lives now", "user"),
     ],
 )
 def test_wanted_speaker(query: str, speaker: str | None):
