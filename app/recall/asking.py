@@ -8,8 +8,8 @@ so the relevance gate (evidence.py) takes a memory about the user that passes th
 strong enough. The test is by form, in English: a possessive of the first person (singular or
 plural: a household's "our fridge") or "the user", or a first-person subject after an auxiliary
 ("do I", "am I", "did I", "have I", "do we"), unless the
-question opens with how / can / could / should, which ask how to do something ("how many …
-did I", "how long have I …" ask about the user's own doings and count as about the user).
+question opens with how / can / could / should, which ask how to do something — but "how many …
+did I", "how long have I …" ask about what the user did, and count as about the user.
 
 A reference to the conversation itself ("our last chat", "what we talked about") or a hedge ("I
 was wondering if …") says nothing of whose words are wanted: neither makes a question about the
@@ -26,12 +26,9 @@ _SUBJECT = re.compile(
     r"|\b(?:i|we)\s+(?:am|are|have|had|was|were|live|work|like|love|own|study)\b",
     re.I,
 )
-# "how" asks for a method unless it asks for an amount, a duration or a past doing of the asker.
-_METHOD = re.compile(
-    r"^\s*(?:how(?!\s+(?:much|many|long|often|old|far|soon|did|have|had|was|were)\b)"
-    r"|can|could|should|would)\b",
-    re.I,
-)
+_METHOD = re.compile(r"^\s*(?:how|can|could|should|would)\b", re.I)
+# What the asker did or has done ("how many … did I", "how long have I"): a doing, not a method.
+_DONE_BY_ASKER = re.compile(r"\b(?:did|have|has|had|was|were)\s+(?:i|we)\b", re.I)
 _NOT_ABOUT_USER = re.compile(
     r"\b(?:our|my)\s+(?:(?:previous|last|earlier|past|recent|other|first)\s+)?"
     r"(?:chats?|conversations?|discussions?|talks?|exchanges?)\b"
@@ -40,12 +37,14 @@ _NOT_ABOUT_USER = re.compile(
     r"|\bi(?:'m| am| was)\s+(?:just\s+)?wondering\b|\bi\s+wonder(?:ed)?\b",
     re.I,
 )
-# The assistant as the one who said it: "you" with a verb of saying or giving, or "your" with
-# what one says or gives ("your suggestion"), in any tense ("did you recommend", "you'd told me").
+# The assistant as the one who said it: "you" with a verb of saying, giving or making ("the song
+# you composed"), or "your" with what one says or gives ("your suggestion"), in any tense ("did
+# you recommend", "you'd told me").
 _SAID_BY_ASSISTANT = re.compile(
     r"\byou(?:'d|'ve| had| have| did)?\s+(?:\w+\s+)?(?:said|say|suggest\w*|recommend\w*|mention\w*|"
     r"told|tell|gave|give|list\w*|provid\w*|explain\w*|wrote|write|shar\w*|propos\w*|"
-    r"advis\w*|came up|offer\w*|nam\w*|describ\w*|point\w* out)\b"
+    r"advis\w*|came up|offer\w*|nam\w*|describ\w*|point\w* out|"
+    r"creat\w*|made|compos\w*|draft\w*|generat\w*|put together|outlin\w*|summari[sz]\w*)\b"
     r"|\byour\s+(?:suggestion|recommendation|advice|answer|list|explanation|response|idea|tip)s?\b",
     re.I,
 )
@@ -54,7 +53,7 @@ _SAID_BY_ASSISTANT = re.compile(
 def asks_about_user(query: str) -> bool:
     """Whether the query asks about the user rather than for a method or a general fact."""
     query = _NOT_ABOUT_USER.sub(" ", query)
-    if _METHOD.match(query) and not _POSSESSIVE.search(query):
+    if _METHOD.match(query) and not (_POSSESSIVE.search(query) or _DONE_BY_ASKER.search(query)):
         return False
     return bool(_POSSESSIVE.search(query) or _SUBJECT.search(query))
 

@@ -14,10 +14,13 @@ that passes the floor; they never admit one that does not.
 
 The gate, per query: something must match strongly — similarity ≥ `relevance_gate`, at least
 two query terms in common, every term of a one-term query, attribute evidence, or, for a question
-about the user (asking.py) and a memory about the user, similarity ≥ PERSONAL_FLOOR (0.15, below
-the floor): a short fact or turn that answers a question about oneself often sits at 0.15–0.4 to
-it ("what is my profession?" — "User works as a civil engineer."; "what's my name?" — "hey, I am
-Marta, UX designer" at ~0.23), and nothing the user stated may be hidden from them. The same
+about the user (asking.py) and a memory about the user, a term in common or similarity ≥
+PERSONAL_FLOOR (0.15, below the floor): a short fact or turn that answers a question about
+oneself often sits at 0.15–0.4 to it ("what is my profession?" — "User works as a civil
+engineer."; "what's my name?" — "hey, I am Marta, UX designer" at ~0.23), a turn that tells it in
+passing lower still ("what was my previous occupation?" — "I've used Trello in my previous role
+as a marketing specialist …" at 0.10, one word in common), and nothing the user stated may be
+hidden from them. The same
 lower floor admits such a memory past the floor. Off-topic questions are not about the user,
 so this opens nothing for them. Otherwise
 nothing stored is about the query ("what is the capital of Peru?" asked of someone's chat
@@ -157,7 +160,9 @@ def is_strong(evidence: Evidence, limits: Thresholds) -> bool:
         return evidence.terms > 0
     if evidence.similarity >= limits.gate or evidence.terms >= STRONG_TERMS:
         return True
-    if evidence.about_asker and evidence.similarity >= _floor_for(evidence, limits):
+    if evidence.about_asker and (
+        evidence.terms > 0 or evidence.similarity >= _floor_for(evidence, limits)
+    ):
         return True
     return evidence.terms > 0 and evidence.terms == evidence.query_terms
 

@@ -18,6 +18,8 @@ from app.recall.rank import Candidate
         ("Can you remind me what you suggested for the trip to Kyoto?", "assistant"),
         ("I forgot the third tip you gave me about sourdough", "assistant"),
         ("What was your recommendation for a budget laptop?", "assistant"),
+        ("What was the second verse of the poem you composed for me?", "assistant"),
+        ("Which dates were in the itinerary you put together?", "assistant"),
         ("What is the capital of Peru?", None),
         ("How do I reverse a list in Python?", None),
         ("What did Caroline paint last summer?", None),
@@ -26,6 +28,7 @@ from app.recall.rank import Candidate
         ("How long have I been learning the cello?", "user"),
         ("How many books did we read this year?", "user"),
         ("How did you cook the rice?", None),
+        ("How long should I boil an egg for a soft yolk?", None),
         # the conversation itself, or a hedge, says nothing of whose words are wanted
         ("Can you remind me of the bakery in Lyon we talked about?", None),
         ("In our last conversation, what was the third step of the plan?", None),

@@ -137,6 +137,16 @@ def test_about_the_user_a_memory_about_the_user_needs_less_similarity():
     assert not evidence.passes_floor(too_far, limits) and not evidence.is_strong(too_far, limits)
 
 
+def test_about_the_user_a_word_the_user_said_in_common_is_strong():
+    """ "What was my previous occupation?" — "I've used Trello in my previous role …": one word
+    in common and little similarity; the user's own turn still answers a question about them."""
+    limits = evidence.Thresholds(floor=0.25, gate=0.4)
+    mine = evidence.Evidence(similarity=0.1, terms=1, query_terms=2, about_asker=True)
+    theirs = evidence.Evidence(similarity=0.1, terms=1, query_terms=2)
+    assert evidence.is_strong(mine, limits)
+    assert evidence.passes_floor(theirs, limits) and not evidence.is_strong(theirs, limits)
+
+
 def test_as_of_scores_a_zero_keyword_score_without_dividing_by_it():
     a, b = _memory("a"), _memory("b")
     assert [hit.scored.score for hit in as_of_hits([(a, 0.0), (b, 0.0)])] == [0.0, 0.0]
