@@ -14,7 +14,7 @@ from app.ops.embedding_model import adopt_embedding_model
 from app.scope import Scope
 from app.storage import Stores
 from app.storage.mirror import embedding_text
-from app.storage.vectors.edge import MODEL_FILE
+from app.storage.vectors.edge_owner import MODEL_FILE
 from tests.conftest import ALICE_KEY, auth, running_client, test_settings
 from tests.memories.test_embedding_jobs import FAST_JOBS, embedded, wait_until
 

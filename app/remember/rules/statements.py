@@ -24,6 +24,7 @@ from app.remember.rules.fact_kinds import (
     FAMILY,
     IDENTITY,
     PLACE,
+    WORK,
     dated,
     make_fact,
 )
@@ -36,7 +37,7 @@ from app.remember.rules.frames import (
     phrase,
     pobjs,
 )
-from app.remember.rules.readers import GOAL, SKILL, WORK, fact, tool_fact, tool_of
+from app.remember.rules.reading import GOAL, SKILL, fact, tool_fact, tool_of
 
 GREETINGS = frozenset({"hey", "hi", "hello", "hiya", "yo", "heya", "howdy", "morning", "evening"})
 DIETS = frozenset({"vegan", "vegetarian", "pescatarian", "pescetarian"})
