@@ -19,14 +19,26 @@ _BREAKS = ("\n\n", "\n", ". ", "? ", "! ", "; ", ", ", " ")
 def passages(text: str, size: int = PASSAGE_CHARS) -> list[str]:
     """The text in pieces of at most `size` characters, each cut at the latest paragraph, line,
     sentence, clause or word end in its second half (else at `size`)."""
-    pieces = []
-    while len(text) > size:
-        window = text[:size]
+    return [text[start:end] for start, end in passage_spans(text, size)] or [""]
+
+
+def passage_spans(text: str, size: int = PASSAGE_CHARS) -> list[tuple[int, int]]:
+    """Where `passages` cuts the text: each piece's [start, end) in it, without the whitespace
+    around it; a text of whitespace only has none."""
+    spans, offset = [], 0
+    while len(text) - offset > size:
+        window = text[offset : offset + size]
         cut = next((window.rfind(b) + len(b) for b in _BREAKS if window.rfind(b) > size // 2), size)
-        pieces.append(text[:cut].strip())
-        text = text[cut:]
-    pieces.append(text.strip())
-    return [piece for piece in pieces if piece] or [""]
+        spans.append(_stripped(text, offset, offset + cut))
+        offset += cut
+    spans.append(_stripped(text, offset, len(text)))
+    return [(start, end) for start, end in spans if end > start]
+
+
+def _stripped(text: str, start: int, end: int) -> tuple[int, int]:
+    piece = text[start:end]
+    lead = len(piece) - len(piece.lstrip())
+    return start + lead, start + len(piece.rstrip())
 
 
 async def embed_whole(embedder: Embedder, texts: Sequence[str]) -> list[list[float]]:

@@ -1,6 +1,6 @@
 """Core memories, AutoMem's startup recall, and a prompt-ready context block."""
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NamedTuple
 
 from fastapi import APIRouter, Body, Query
 from pydantic import BaseModel, Field
@@ -182,11 +182,14 @@ async def recall_context(
     count = settings.session_context_messages
     turns = await _session_turns(stores, scope, body, count)
     said = {memory_id for message in turns for memory_id in message.chunk_ids}
-    found, replaced = await _memories(stores, embedder, config, scope, body)
+    found = await _memories(stores, embedder, config, scope, body)
+    shown = found.memories
     if body.shared:
-        found = await reflections.reflection_first(stores.graph, scope, found)
-    unique = [m for m in {m.id: m for m in found}.values() if m.id not in said]
-    packed = context.pack(tiers.visible(unique, tier), body.max_tokens, turns, replaced)
+        shown = await reflections.reflection_first(stores.graph, scope, shown)
+    unique = [m for m in {m.id: m for m in shown}.values() if m.id not in said]
+    packed = context.pack(
+        tiers.visible(unique, tier), body.max_tokens, turns, found.replaced, found.passages
+    )
     return ContextResponse(
         context=packed.text,
         memory_ids=packed.memory_ids,
@@ -206,18 +209,26 @@ async def _session_turns(
     return await transcripts.latest_turns(stores.graph, scope, body.session_id, count)
 
 
+class _Found(NamedTuple):
+    memories: list[Memory]
+    replaced: dict[str, Memory]  # a memory's id → the later one that replaced it
+    passages: dict[str, tuple[int, int]]  # a long memory's id → the part that matched
+
+
 async def _memories(
     stores: Stores,
     embedder: EmbedderDep,
     config: RecallConfig,
     scope: Scope,
     body: ContextRequest,
-) -> tuple[list[Memory], dict[str, Memory]]:
+) -> _Found:
     """Core (pinned, by section) if asked, then what the query recalls; without the shared
     scope, the agent's own only (recall asks for more, as shared ones are dropped after).
-    Also the recalled memories a later one replaced (recall/current.py), by id."""
+    Also the recalled memories a later one replaced (recall/current.py), and the passage of a
+    long one that matched (excerpt.py), by id."""
     ordered: list[Memory] = []
     replaced: dict[str, Memory] = {}
+    passages: dict[str, tuple[int, int]] = {}
     if body.include_core:
         found = await context.core_memories(stores.graph, scope)
         ordered += [m for name in context.SECTIONS for m in found.sections[name]]
@@ -229,9 +240,10 @@ async def _memories(
         )
         recalled = [hit.memory for hit in outcome.hits]
         replaced = {h.memory.id: h.replaced_by for h in outcome.hits if h.replaced_by is not None}
+        passages = {h.memory.id: h.passage for h in outcome.hits if h.passage is not None}
         ordered += (
             recalled if body.shared else [m for m in recalled if m.agent_lineage][: body.limit]
         )
     shown = ordered if body.shared else [m for m in ordered if m.agent_lineage]
     kept = {m.id for m in shown}
-    return shown, {old: new for old, new in replaced.items() if new.id in kept}
+    return _Found(shown, {old: new for old, new in replaced.items() if new.id in kept}, passages)

@@ -55,6 +55,7 @@ class Hit:
     relation_type: str | None = None
     via_entity: str | None = None  # entity expansions: the shared entity, `<category>:<slug>`
     replaced_by: Memory | None = None  # a turn's fact superseded: the fact that replaced it
+    passage: tuple[int, int] | None = None  # a long result's part that matched (excerpt.py)
 
 
 @dataclass

@@ -19,6 +19,13 @@ class ReplacedBy(TypedDict):
     timestamp: str
 
 
+class Passage(TypedDict):
+    """A long result's part that matched: [start, end) in its content, in characters."""
+
+    start: int
+    end: int
+
+
 class SourceTurn(TypedDict):
     """One transcript turn a fact came from (recall/source_turns.py)."""
 
@@ -47,6 +54,7 @@ class Item(TypedDict):
     _query: str  # the query that found it (queries, auto_decompose)
     state_replaces: NotRequired[str]
     replaced_by: NotRequired[ReplacedBy]
+    passage: NotRequired[Passage]
     outside_tag_scope: NotRequired[bool]
     expanded: NotRequired[bool]
     related_to: NotRequired[list[str]]
@@ -235,6 +243,8 @@ def _item(hit: Hit) -> Item:
         later = hit.replaced_by
         item["state"] = "replaced"
         item["replaced_by"] = {"id": later.id, "timestamp": later.timestamp}
+    if hit.passage is not None:
+        item["passage"] = {"start": hit.passage[0], "end": hit.passage[1]}
     if hit.outside_tag_scope:
         item["outside_tag_scope"] = True
     if hit.related_to:

@@ -30,6 +30,11 @@ class ReplacedBy(BaseModel):
     timestamp: str = Field(description="When it was said.")
 
 
+class Passage(BaseModel):
+    start: int = Field(description="Where the passage starts in the memory's content.")
+    end: int = Field(description="Where it ends (exclusive), in characters (code points).")
+
+
 class RecallItem(BaseModel):
     id: str = Field(description="The memory's id.")
     score: float = Field(description="Final score (same as final_score).")
@@ -52,6 +57,12 @@ class RecallItem(BaseModel):
     )
     replaced_by: ReplacedBy | None = Field(
         None, description="state replaced: the newer memory and its timestamp."
+    )
+    passage: Passage | None = Field(
+        None,
+        description="A long memory (over one embedded passage, ~900 characters): the passage "
+        "that holds the most of the query's words, to quote instead of the whole; absent when "
+        "none stands out. docs/recall.md, Passages of long memories.",
     )
     source_turns: list[dict[str, Any]] | None = Field(
         None, description="include_source_turns: the transcript turns a fact came from."

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from app.models import Memory, MemoryProps, to_iso
-from app.recall import attribute_evidence, evidence, rank, steps, unsaid
+from app.recall import attribute_evidence, evidence, excerpt, rank, steps, unsaid
 from app.recall.asking import asks_about_user, wanted_speaker
 from app.recall.candidates import Best, Pool, Read
 from app.recall.names import query_names
@@ -73,6 +73,7 @@ async def select(search: Search, pool: Pool, found: Read, limits: evidence.Thres
             cut = len(seeds) - rank.adaptive_cut([hit.scored.score for hit in seeds])
             seeds = seeds[: len(seeds) - cut]
         seeds = await _mark_replaced(search, seeds, visible)
+        seeds = _with_passages(seeds, pool)
     return Selected(seeds, suppressed, len(heads), floored + cut, cut, relevant, never)
 
 
@@ -273,6 +274,16 @@ async def _mark_replaced(
         return hits
     found = await search.stores.graph.get_memories(search.scope, wanted)
     return [dataclasses.replace(h, replaced_by=found.get(later[h.memory.id] or "")) for h in hits]
+
+
+def _with_passages(hits: list[Hit], pool: Pool) -> list[Hit]:
+    """Each long hit with the passage that matched its query's words (excerpt.py)."""
+    return [
+        dataclasses.replace(h, passage=passage)
+        if (passage := excerpt.best_passage(h.memory.content, pool.terms.get(h.query, frozenset())))
+        else h
+        for h in hits
+    ]
 
 
 def _key(scored: rank.Scored) -> tuple[float, float, str]:

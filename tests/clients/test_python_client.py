@@ -99,6 +99,16 @@ def test_recall_with_filters(alice: Engram):
     assert timed.sort == "time_desc"
 
 
+def test_a_long_result_gives_the_passage_that_matched(alice: Engram):
+    chatter = "We went over shelf brackets, wall plugs and which drill bit suits brick. " * 12
+    fact = "The spare key to the allotment shed hangs behind the water butt."
+    stored = alice.store(chatter + "\n\n" + fact)
+    found = alice.recall("allotment shed spare key", channels=["bm25"], limit=1)
+    (hit,) = found.results
+    assert hit.id == stored.memory_id and hit.state == "current"
+    assert hit.passage is not None and hit.excerpt == fact
+
+
 def test_context_startup_and_profile(alice: Engram):
     alice.store("Alice's favourite colour is teal", pinned=True)
     block = alice.context("favourite colour", max_tokens=500)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from app.embeddings import LocalEmbedder
-from app.embeddings.passages import PASSAGE_CHARS, embed_whole, passages
+from app.embeddings.passages import PASSAGE_CHARS, embed_whole, passage_spans, passages
 
 GARDEN = (
     "We talked about how to prune tomato plants in late summer, which varieties tolerate "
@@ -52,3 +52,12 @@ async def test_a_fact_past_the_models_window_moves_the_vector(embedder):
 async def test_short_texts_get_the_vectors_they_always_had(embedder):
     texts = ["I moved to Berlin last spring.", "ok"]
     assert await embed_whole(embedder, texts) == await embedder.embed(texts)
+
+
+@pytest.mark.parametrize(
+    "text", ["", "   ", "One short turn.", "  " + FILLER + FACT + "\n", "x" * 1900]
+)
+def test_the_spans_are_where_the_passages_are(text: str):
+    spans = passage_spans(text)
+    assert [text[start:end] for start, end in spans] == [p for p in passages(text) if p]
+    assert all(0 <= start < end <= len(text) for start, end in spans)

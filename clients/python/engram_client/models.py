@@ -121,6 +121,20 @@ class MemoryPage(EngramModel):
     next_cursor: str | None = None
 
 
+class ReplacedBy(EngramModel):
+    """The later memory that holds the current value, and when it was said."""
+
+    id: str
+    timestamp: str
+
+
+class Passage(EngramModel):
+    """The part of a long memory that matched: `memory.content[start:end]`."""
+
+    start: int
+    end: int
+
+
 class RecallItem(EngramModel):
     id: str
     score: float
@@ -133,7 +147,17 @@ class RecallItem(EngramModel):
     score_components: dict[str, Any] = Field(default_factory=dict)
     relations: list[dict[str, Any]] = Field(default_factory=list)
     state_replaces: str | None = None
+    state: str = "current"  # "replaced": `replaced_by` holds the current value
+    replaced_by: ReplacedBy | None = None
+    passage: Passage | None = None
     source_turns: list[dict[str, Any]] | None = None
+
+    @property
+    def excerpt(self) -> str:
+        """The passage that matched, or the whole content when there is none."""
+        if self.passage is None:
+            return self.memory.content
+        return self.memory.content[self.passage.start : self.passage.end]
 
 
 class Recalled(EngramModel):

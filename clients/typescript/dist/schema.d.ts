@@ -3420,6 +3420,19 @@ export interface components {
              */
             migrations: string[];
         };
+        /** Passage */
+        Passage: {
+            /**
+             * Start
+             * @description Where the passage starts in the memory's content.
+             */
+            start: number;
+            /**
+             * End
+             * @description Where it ends (exclusive), in characters (code points).
+             */
+            end: number;
+        };
         /** ProfileFact */
         ProfileFact: {
             /**
@@ -3560,6 +3573,8 @@ export interface components {
             state?: "current" | "replaced";
             /** @description state replaced: the newer memory and its timestamp. */
             replaced_by?: components["schemas"]["ReplacedBy"] | null;
+            /** @description A long memory (over one embedded passage, ~900 characters): the passage that holds the most of the query's words, to quote instead of the whole; absent when none stands out. docs/recall.md, Passages of long memories. */
+            passage?: components["schemas"]["Passage"] | null;
             /**
              * Source Turns
              * @description include_source_turns: the transcript turns a fact came from.
