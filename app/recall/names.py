@@ -61,3 +61,18 @@ def without_names(query: str, names: list[str]) -> str:
     stripped = re.sub(rf"\b(?:{alternatives})(?:['’]s)?\b", " ", query)
     stripped = re.sub(r"\s+", " ", stripped).strip()
     return stripped if WORD.search(stripped) else ""
+
+
+def name_phrases(query: str, names: list[str]) -> list[str]:
+    """The names as the query writes them together: consecutive names with only a space
+    between them are one ("the United States" → "United States"), except after a title, which
+    is not part of who it names ("Dr Johnson" stays "Dr", "Johnson")."""
+    phrases: list[str] = []
+    for name in names:
+        last = phrases[-1].split()[-1] if phrases else ""
+        joined = last and last.lower() not in TITLES
+        if joined and re.search(rf"\b{re.escape(last)} +{re.escape(name)}\b", query):
+            phrases[-1] = f"{phrases[-1]} {name}"
+        else:
+            phrases.append(name)
+    return phrases

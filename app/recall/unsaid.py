@@ -7,12 +7,14 @@ the caller mentions; nothing stored can be about it. Recall then answers `releva
 no results, as for an off-topic question.
 
 The names are the query's capitalised words (names.py: people, places, brands, nationalities —
-"Korea", "Sacramento", "Italian"). Each is looked up in FalkorDB's full-text index within the
+"Korea", "Sacramento", "Italian"), consecutive ones as one ("United States"). Each is looked up in FalkorDB's full-text index within the
 caller's scope: the graph, so a memory stored a moment ago and not yet embedded counts, and an
 archived one too (it was said). The lookup is loose on purpose — each word by its stem's first
 letters (all but the last three, at least four: "Himalayan" finds "Himalayas", "European"
 "Europe") or within one typo ("Tennesee") — since wrongly saying "never mentioned" hides what
-the user said, while a loose match only lets the gate decide as before. A name the index cannot
+the user said, while a loose match only lets the gate decide as before; for the same reason a
+name of several words is said when any of its words is ("camping in the United States" asked of
+turns about Yellowstone that say "the States" but never "United"). A name the index cannot
 look up (a stop word of the index, like "Will") is taken as said.
 
 A question that asks to infer ("Would Caroline likely enjoy Vivaldi?", "Could I…") names what
@@ -73,18 +75,20 @@ def loose_term(word: str) -> str:
 async def unsaid(
     graph: GraphStore, scope: Scope, names: Sequence[str], shown: Sequence[str]
 ) -> list[str]:
-    """The names that no memory in the scope mentions. `shown`: the contents of the results the
+    """The names (a name of several words: none of them) that no memory in the scope mentions.
+    `shown`: the contents of the results the
     gate let through — a name one of them holds is said without a lookup, and a word of the best
     one is looked up beside the names as a control: if the index cannot find even that (no index,
     or one still being built), no name is taken as unsaid."""
     held = " ".join(shown).lower()
-    words = {name: WORD.findall(name) for name in names[:MAX_LOOKUPS]}
+    words = {
+        name: [w for w in WORD.findall(name) if w.lower() not in INDEX_STOP_WORDS]
+        for name in names[:MAX_LOOKUPS]
+    }
     asked = {
-        name: " ".join(loose_term(w) for w in found)
+        name: "|".join(loose_term(w) for w in found)
         for name, found in words.items()
-        if found
-        and not any(w.lower() in INDEX_STOP_WORDS for w in found)
-        and name.lower() not in held
+        if found and not any(w.lower() in held for w in found)
     }
     control = _control_word(shown[0] if shown else "")
     if not asked or control is None:

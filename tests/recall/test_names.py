@@ -2,7 +2,7 @@
 
 import pytest
 
-from app.recall.names import query_names, without_names
+from app.recall.names import name_phrases, query_names, without_names
 
 
 @pytest.mark.parametrize(
@@ -30,3 +30,16 @@ def test_without_names_keeps_what_is_asked():
     )
     assert without_names("Caroline's?", ["Caroline"]) == ""  # nothing left: the caller keeps it
     assert without_names("What did she say?", []) == "What did she say?"
+
+
+@pytest.mark.parametrize(
+    ("query", "phrases"),
+    [
+        ("Did I camp in the United States this year?", ["United States"]),
+        ("Did Caroline and Melanie visit New York City?", ["Caroline", "Melanie", "New York City"]),
+        ("How often do I see Dr Johnson?", ["Dr", "Johnson"]),
+        ("What did Emily Watson tell Jon?", ["Emily Watson", "Jon"]),
+    ],
+)
+def test_consecutive_names_are_one_phrase_except_after_a_title(query: str, phrases: list[str]):
+    assert name_phrases(query, query_names(query)) == phrases

@@ -82,3 +82,12 @@ async def test_without_the_full_text_index_the_gate_decides(client):
     await client.app.state.stores.graph.query("CALL db.idx.fulltext.drop('Memory')")
     body = await ask(client, "How often do I see Dr. Johnson?")
     assert body["relevant"] is True and "never_mentioned" not in body["score_filter"]
+
+
+async def test_a_name_of_several_words_is_said_when_one_of_its_words_is(client):
+    trip = {"content": "We camped five nights in Yellowstone, my first trip across the States"}
+    assert (await client.post("/memory", json=trip, headers=ALICE)).status_code == 201
+    body = await ask(client, "How many nights did I camp in the United States?")
+    assert "never_mentioned" not in body["score_filter"] and body["relevant"] is True
+    no_title = await ask(client, "How often do I see Dr Johnson?")
+    assert no_title["score_filter"]["never_mentioned"] == ["Johnson"]
