@@ -27,8 +27,15 @@ _SUBJECT = re.compile(
     re.I,
 )
 _METHOD = re.compile(r"^\s*(?:how|can|could|should|would)\b", re.I)
-# What the asker did or has done ("how many … did I", "how long have I"): a doing, not a method.
-_DONE_BY_ASKER = re.compile(r"\b(?:did|have|has|had|was|were)\s+(?:i|we)\b", re.I)
+# What the asker did or has done ("how many … did I", "how long have I", "the amount I spent",
+# "the festivals I attended"): a doing, not a method.
+_DONE_BY_ASKER = re.compile(
+    r"\b(?:did|have|has|had|was|were)\s+(?:i|we)\b"
+    r"|\b(?:i|we)\s+(?:\w+ed|spent|bought|got|went|made|took|saw|met|gave|ate|paid|sold|wrote|"
+    r"found|left|kept|lost|won|drove|flew|ran|began|did|had|was|were|sent|brought|built|heard|"
+    r"rode|swam|taught|thought|told|said|wore)\b",
+    re.I,
+)
 _NOT_ABOUT_USER = re.compile(
     r"\b(?:our|my)\s+(?:(?:previous|last|earlier|past|recent|other|first)\s+)?"
     r"(?:chats?|conversations?|discussions?|talks?|exchanges?)\b"
@@ -55,7 +62,9 @@ def asks_about_user(query: str) -> bool:
     query = _NOT_ABOUT_USER.sub(" ", query)
     if _METHOD.match(query) and not (_POSSESSIVE.search(query) or _DONE_BY_ASKER.search(query)):
         return False
-    return bool(_POSSESSIVE.search(query) or _SUBJECT.search(query))
+    return bool(
+        _POSSESSIVE.search(query) or _SUBJECT.search(query) or _DONE_BY_ASKER.search(query)
+    )
 
 
 def wanted_speaker(query: str) -> str | None:

@@ -29,6 +29,8 @@ from app.recall.rank import Candidate
         ("How many books did we read this year?", "user"),
         ("How did you cook the rice?", None),
         ("How long should I boil an egg for a soft yolk?", None),
+        ("What is the total I spent on concert tickets this spring?", "user"),
+        ("How many pottery classes that I attended were on weekends?", "user"),
         # the conversation itself, or a hedge, says nothing of whose words are wanted
         ("Can you remind me of the bakery in Lyon we talked about?", None),
         ("In our last conversation, what was the third step of the plan?", None),
