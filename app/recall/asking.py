@@ -62,9 +62,7 @@ def asks_about_user(query: str) -> bool:
     query = _NOT_ABOUT_USER.sub(" ", query)
     if _METHOD.match(query) and not (_POSSESSIVE.search(query) or _DONE_BY_ASKER.search(query)):
         return False
-    return bool(
-        _POSSESSIVE.search(query) or _SUBJECT.search(query) or _DONE_BY_ASKER.search(query)
-    )
+    return bool(_POSSESSIVE.search(query) or _SUBJECT.search(query) or _DONE_BY_ASKER.search(query))
 
 
 def wanted_speaker(query: str) -> str | None:

@@ -76,3 +76,13 @@ def name_phrases(query: str, names: list[str]) -> list[str]:
         else:
             phrases.append(name)
     return phrases
+
+
+# Brand and product names with a capital inside ("iPad", "eBay", "YouTube", "McDonald"), which
+# NAME (one capital, then lower case) does not take.
+INNER_CAPITAL = re.compile(r"\b(?:[a-z]+|[A-Z][a-z]+)[A-Z][A-Za-z]*\b")
+
+
+def inner_capital_names(query: str) -> list[str]:
+    """The query's words with a capital after a lower-case letter, each once, in order."""
+    return list(dict.fromkeys(INNER_CAPITAL.findall(query)))

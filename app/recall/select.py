@@ -11,7 +11,7 @@ from app.models import Memory, MemoryProps, to_iso
 from app.recall import attribute_evidence, evidence, excerpt, rank, steps, unsaid
 from app.recall.asking import asks_about_user, wanted_speaker
 from app.recall.candidates import Best, Pool, Read
-from app.recall.names import name_phrases, query_names
+from app.recall.names import inner_capital_names, name_phrases, query_names
 from app.recall.outcome import Hit, RecallConfig, Search
 from app.recall.params import RecallRequest
 from app.recall.state import STATE_FIELDS, is_current
@@ -254,7 +254,7 @@ async def _names_never_said(
     """The names the query asks about that no memory of the caller mentions (unsaid.py); none
     looked up when the floor is off (every candidate shown, as asked). `ranked`: best first."""
     query = search.params.query or ""
-    names = name_phrases(query, query_names(query))
+    names = name_phrases(query, query_names(query)) + inner_capital_names(query)
     if not search.config.unsaid_names or limits.off or not names:
         return []
     if unsaid.asks_to_infer(query) or not unsaid.reads_as_english(query):

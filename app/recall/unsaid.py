@@ -7,7 +7,8 @@ the caller mentions; nothing stored can be about it. Recall then answers `releva
 no results, as for an off-topic question.
 
 The names are the query's capitalised words (names.py: people, places, brands, nationalities —
-"Korea", "Sacramento", "Italian"), consecutive ones as one ("United States"). Each is looked up in FalkorDB's full-text index within the
+"Korea", "Sacramento", "Italian"; and those with a capital inside: "iPad", "YouTube"), consecutive
+ones as one ("United States"). Each is looked up in FalkorDB's full-text index within the
 caller's scope: the graph, so a memory stored a moment ago and not yet embedded counts, and an
 archived one too (it was said). The lookup is loose on purpose — each word by its stem's first
 letters (all but the last three, at least four: "Himalayan" finds "Himalayas", "European"

@@ -91,3 +91,14 @@ async def test_a_name_of_several_words_is_said_when_one_of_its_words_is(client):
     assert "never_mentioned" not in body["score_filter"] and body["relevant"] is True
     no_title = await ask(client, "How often do I see Dr Johnson?")
     assert no_title["score_filter"]["never_mentioned"] == ["Johnson"]
+
+
+async def test_a_brand_with_a_capital_inside_is_a_name_too(client):
+    case = {"content": "I ordered a leather case for my phone and it took a week to arrive"}
+    assert (await client.post("/memory", json=case, headers=ALICE)).status_code == 201
+    unsaid = await ask(client, "How long did the case for my iPad take to arrive?")
+    assert unsaid["score_filter"]["never_mentioned"] == ["iPad"] and unsaid["results"] == []
+    tablet = {"content": "my new ipad needs a case too"}
+    assert (await client.post("/memory", json=tablet, headers=ALICE)).status_code == 201
+    said = await ask(client, "How long did the case for my iPad take to arrive?")
+    assert "never_mentioned" not in said["score_filter"] and said["relevant"] is True
