@@ -71,3 +71,17 @@ def wanted_speaker(query: str) -> str | None:
     if _SAID_BY_ASSISTANT.search(query):
         return "assistant"
     return "user" if asks_about_user(query) else None
+
+
+# The question asks for the value as it is now: "currently", "so far", "these days", "still".
+_NOW = re.compile(
+    r"\b(?:current(?:ly)?|now|nowadays|so far|to date|these days|at the moment|at present|"
+    r"presently|still|latest|most recent(?:ly)?|any more|anymore)\b",
+    re.I,
+)
+
+
+def asks_for_now(query: str) -> bool:
+    """Whether the query asks for a value as it stands now ("how many titles are on my list
+    now?", "what am I currently working on?"), so the latest of several answers is the one."""
+    return bool(_NOW.search(query))

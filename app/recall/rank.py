@@ -64,6 +64,7 @@ class Weights:
     question: float  # share of the score taken from a memory that is all questions
     outdated: float  # share taken from a turn whose fact a newer one superseded
     speaker: float  # share taken from a memory of the other role than the query asks for
+    latest: float  # a question about the value now: the latest of its results gains this much
     # auto_decompose: a sub-query's best match is rank 0 however loosely it matches ("Alice" finds
     # every note about Alice), so its matches count for this share of the query's own.
     sub_query_share: float

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from app.models import Memory, MemoryProps, to_iso
-from app.recall import attribute_evidence, evidence, excerpt, rank, steps, unsaid
+from app.recall import attribute_evidence, evidence, excerpt, latest, rank, steps, unsaid
 from app.recall.asking import asks_about_user, wanted_speaker
 from app.recall.candidates import Best, Pool, Read
 from app.recall.names import inner_capital_names, name_phrases, query_names
@@ -230,6 +230,8 @@ def _score(
         if shown not in kept or kept[shown][0].score < scored.score:
             kept[shown] = (scored, query, memory_id)
     _drop_raw_beside_its_consolidation(kept, visible)
+    if params.rerank and config.weights.latest:
+        latest.lift(kept, visible, config.weights.latest)
     if not any(evidence.is_strong(judged[source], limits) for _, _, source in kept.values()):
         return [], floored + len(kept), False
     winners = [shown for shown, _ in sorted(kept.items(), key=lambda kv: _key(kv[1][0]))]

@@ -36,6 +36,7 @@ def recall_config(settings: Settings) -> RecallConfig:
         question=settings.recall_weight_question,
         outdated=settings.recall_weight_outdated,
         speaker=settings.recall_weight_speaker,
+        latest=settings.recall_weight_latest,
         sub_query_share=settings.recall_sub_query_share,
     )
     return RecallConfig(

@@ -130,6 +130,18 @@ class RecallSettings(BaseModel):
             "([recall.md](recall.md#whose-words-and-the-current-value-first))"
         ),
     )
+    # A question that asks for the value as it is now ("currently", "so far", "still"): each
+    # result gains up to this much by how late it was said among the query's results.
+    recall_weight_latest: float = Field(
+        0.6,
+        ge=0,
+        le=1,
+        validation_alias="RECALL_WEIGHT_LATEST",
+        description=(
+            "a question asking for the value now: the latest of its results gains this much, "
+            "the earliest nothing ([recall.md](recall.md#the-current-value-first))"
+        ),
+    )
     # auto_decompose: how much a sub-query's matches count against the query's own.
     recall_sub_query_share: float = Field(
         0.5,
