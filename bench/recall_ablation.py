@@ -55,6 +55,8 @@ ABLATIONS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
     ),
     "no recency/relevance": ({}, {"RECALL_WEIGHT_RECENCY": "0", "RECALL_WEIGHT_RELEVANCE": "0"}),
     "dense with names": ({}, {"RECALL_DENSE_WITHOUT_NAMES": "false"}),
+    "no latest lift (questions about now)": ({}, {"RECALL_WEIGHT_LATEST": "0"}),
+    "no names never said": ({}, {"RECALL_UNSAID_NAMES": "false"}),
 }
 # Variants tried beside the ablations (--only NAME): a weight other than the default.
 VARIANTS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
