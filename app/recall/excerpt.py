@@ -5,8 +5,9 @@ quote it instead of the whole turn.
 Chosen by words, not by meaning: a memory's stored vector is the mean of its passages', and
 embedding each passage again at recall costs ~20 ms a passage on the local model (ten results of
 two passages each would be 8× a recall's own CPU); storing a vector per passage was measured
-as a ranking and lost (docs/decisions.md, "Passages of long turns"). A long result that shares no
-term with the query, or whose best passage is tied with another, has no excerpt: it is shown whole.
+as a ranking and lost (bench/passage_scoring.py; docs/decisions.md, "Passages of long
+turns"). A long result that shares no term with the query, or whose best passage is tied with
+another, has no excerpt: it is shown whole.
 """
 
 from app.embeddings.passages import PASSAGE_CHARS, passage_spans

@@ -57,7 +57,12 @@ async def test_short_texts_get_the_vectors_they_always_had(embedder):
 @pytest.mark.parametrize(
     "text", ["", "   ", "One short turn.", "  " + FILLER + FACT + "\n", "x" * 1900]
 )
-def test_the_spans_are_where_the_passages_are(text: str):
+def test_the_spans_cover_the_text_in_order_without_whitespace_at_their_ends(text: str):
     spans = passage_spans(text)
-    assert [text[start:end] for start, end in spans] == [p for p in passages(text) if p]
     assert all(0 <= start < end <= len(text) for start, end in spans)
+    assert all(end <= after for (_, end), (after, _) in zip(spans, spans[1:], strict=False))
+    pieces = [text[start:end] for start, end in spans]
+    assert all(p == p.strip() and len(p) <= PASSAGE_CHARS for p in pieces)
+    bounds = [0, *(i for span in spans for i in span), len(text)]
+    outside = "".join(text[bounds[i] : bounds[i + 1]] for i in range(0, len(bounds), 2))
+    assert outside.strip() == ""  # only whitespace is left out

@@ -9,22 +9,14 @@ from app.embeddings.passages import PASSAGE_CHARS, passage_spans
 from app.recall.evidence import terms_of
 from app.recall.excerpt import best_passage
 from tests.conftest import ALICE_KEY, auth, running_client, test_settings
+from tests.embeddings.test_passages import FACT, GARDEN, KITCHEN
 from tests.recall.test_recall import _wait_embedded
 
 H = auth(ALICE_KEY)
-GARDEN = (
-    "We talked about how to prune tomato plants in late summer, which varieties tolerate "
-    "partial shade, and whether a drip line beats watering by hand for raised beds. "
-) * 5
-KITCHEN = (
-    "Then the conversation turned to bread: a sourdough starter wants feeding twice a day, "
-    "rye flour makes it livelier, and a Dutch oven gives the loaf its crust. "
-) * 5
 CYCLING = (
     "Later we compared gravel bikes with touring bikes, tubeless tyres with inner tubes, and "
     "which panniers keep a laptop dry on a long commute in the rain. "
 ) * 2
-FACT = "My sister Zuzana moved to Brno, where she teaches the violin at the conservatory."
 LONG = "\n\n".join([GARDEN.strip(), KITCHEN.strip(), CYCLING + FACT])
 
 
